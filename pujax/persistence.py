@@ -101,11 +101,14 @@ def load_estimator(path, expected_class=None):
     if doc.get("format") != _FORMAT:
         raise ValueError(f"{json_path} is not a pujax estimator file (format {doc.get('format')!r}).")
     module_name, _, cls_name = doc["class"].rpartition(".")
-    if module_name != "pujax" and not module_name.startswith("pujax."):
-        raise ValueError(f"refusing to load class {doc['class']!r}: only pujax estimators can be loaded.")
-    cls = getattr(importlib.import_module(module_name), cls_name)
-    if expected_class is not None and not issubclass(cls, expected_class):
-        raise TypeError(f"{json_path} holds a {cls.__name__}, not a {expected_class.__name__}.")
+    if expected_class is not None and doc["class"] == f"{expected_class.__module__}.{expected_class.__qualname__}":
+        cls = expected_class  # Class.load(path): the caller names the class, nothing is imported
+    else:
+        if module_name != "pujax" and not module_name.startswith("pujax."):
+            raise ValueError(f"refusing to load class {doc['class']!r}: only pujax estimators can be loaded.")
+        cls = getattr(importlib.import_module(module_name), cls_name)
+        if expected_class is not None and not issubclass(cls, expected_class):
+            raise TypeError(f"{json_path} holds a {cls.__name__}, not a {expected_class.__name__}.")
     with np.load(npz_path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     est = cls(**_decode(doc["params"], arrays))

@@ -1,0 +1,182 @@
+"""Exact k-nearest neighbours in JAX (tiled brute force) and the symmetric kNN similarity graph of 2-HNC.
+
+The 2-HNC paper (Hochbaum & Nitayanont, §4.2.3 and §5.2-5.3) sparsifies the complete similarity graph by keeping
+edge [i, j] when i is among the k nearest neighbours of j or j among those of i, with the Gaussian similarity
+``w_ij = exp(-d_ij^2 / (2 sigma^2))`` (§5.3) of the weighted Euclidean distance
+``d_ij = sqrt(sum_h rho_h (x_ih - x_jh)^2)``.
+
+The search is exact: squared distances of a tile of query rows to all rows are computed with one matrix product,
+and ``lax.top_k`` keeps the k smallest per row, so memory is bounded by ``tile_size * n``. The graph is returned in
+the padded neighbour-list form used by :mod:`pujax.graph.maxflow`: ``nbr[n, K]``, ``weight[n, K]`` and
+``rev[n, K]`` (the slot of the reverse arc in the neighbour's row); unused slots point to the node itself with
+weight 0.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["knn_search", "NeighborGraph", "neighbor_lists", "knn_graph", "gaussian_weights"]
+
+_TILE_ELEMENTS = 1 << 24  # distance entries per tile (64 MiB of float32)
+
+
+@partial(jax.jit, static_argnames=("k",))
+def _knn_tile(Q, q_index, X, sq_norms, k):
+    """k nearest rows of ``X`` (excluding the query's own index) for each row of the tile ``Q``."""
+    d2 = jnp.sum(Q * Q, axis=1)[:, None] + sq_norms[None, :] - 2.0 * (Q @ X.T)
+    d2 = jnp.maximum(d2, 0.0)
+    cols = jnp.arange(X.shape[0])
+    d2 = jnp.where(cols[None, :] == q_index[:, None], jnp.inf, d2)
+    neg, idx = jax.lax.top_k(-d2, k)
+    return idx.astype(jnp.int32), -neg
+
+
+def knn_search(X, n_neighbors: int, feature_weights=None, tile_size: int | None = None):
+    """Exact k nearest neighbours of every row of ``X`` among the other rows (weighted Euclidean distance).
+
+    Parameters
+    ----------
+    X : array (n, H)
+    n_neighbors : int, ``1 <= n_neighbors < n``.
+    feature_weights : optional array (H,) of non-negative weights rho_h (distance ``sum_h rho_h (x_h - y_h)^2``).
+    tile_size : rows per tile (default: so that a tile of distances holds about 16M entries).
+
+    Returns
+    -------
+    (indices int32 (n, k), squared distances float (n, k)), neighbours sorted by increasing distance. Rows with
+    duplicates get them as neighbours at distance 0 (ties broken by ``lax.top_k``).
+    """
+    X = jnp.asarray(X)
+    if not jnp.issubdtype(X.dtype, jnp.floating):
+        X = X.astype(jnp.float32)
+    n = X.shape[0]
+    k = int(n_neighbors)
+    if k < 1 or k >= n:
+        raise ValueError(f"n_neighbors={n_neighbors} must be in [1, n_samples - 1] = [1, {n - 1}].")
+    if feature_weights is not None:
+        rho = jnp.asarray(feature_weights, dtype=X.dtype)
+        if rho.shape != (X.shape[1],) or bool(jnp.any(rho < 0)) or not bool(jnp.all(jnp.isfinite(rho))):
+            raise ValueError(
+                f"feature_weights must be {X.shape[1]} finite non-negative numbers (one per feature); "
+                f"got shape {tuple(rho.shape)}."
+            )
+        X = X * jnp.sqrt(rho)[None, :]
+    if tile_size is None:
+        tile_size = max(1, min(n, _TILE_ELEMENTS // max(n, 1)))
+    tile_size = int(min(tile_size, n))
+    sq = jnp.sum(X * X, axis=1)
+    n_tiles = -(-n // tile_size)
+    pad = n_tiles * tile_size - n
+    Xp = jnp.concatenate([X, jnp.zeros((pad, X.shape[1]), X.dtype)]) if pad else X
+    qidx = jnp.arange(n_tiles * tile_size, dtype=jnp.int32)
+    out_i, out_d = [], []
+    for t in range(n_tiles):
+        sl = slice(t * tile_size, (t + 1) * tile_size)
+        i, d = _knn_tile(Xp[sl], qidx[sl], X, sq, k)
+        out_i.append(i)
+        out_d.append(d)
+    idx = jnp.concatenate(out_i)[:n]
+    d2 = jnp.concatenate(out_d)[:n]
+    return idx, d2
+
+
+def gaussian_weights(sq_dist, sigma):
+    """Similarity ``exp(-d^2 / (2 sigma^2))`` of 2-HNC §5.3."""
+    sq_dist = jnp.asarray(sq_dist)
+    return jnp.exp(-sq_dist / (2.0 * jnp.asarray(sigma, sq_dist.dtype) ** 2))
+
+
+class NeighborGraph(NamedTuple):
+    """Undirected graph in padded neighbour-list form (each edge stored as two arcs).
+
+    nbr[v, k]: the k-th neighbour of v (v itself in unused slots); weight[v, k]: the edge weight (0 in unused
+    slots); rev[v, k]: the slot of the reverse arc in row ``nbr[v, k]``; degree[v]: number of used slots;
+    edges_i, edges_j, edges_w: the deduplicated undirected edge list (i < j).
+    """
+
+    nbr: np.ndarray
+    weight: np.ndarray
+    rev: np.ndarray
+    degree: np.ndarray
+    edges_i: np.ndarray
+    edges_j: np.ndarray
+    edges_w: np.ndarray
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.nbr.shape[0])
+
+    def weighted_degree(self) -> np.ndarray:
+        """d_i = sum_j w_ij (2-HNC Lemma 4.1)."""
+        return np.asarray(self.weight, dtype=np.float64).sum(axis=1)
+
+
+def neighbor_lists(i, j, w, n_nodes: int, min_width: int = 1, merge: str = "sum") -> NeighborGraph:
+    """Padded neighbour lists of the undirected graph with edges ``(i[e], j[e])`` of weight ``w[e]`` (host code).
+
+    Self-loops are dropped (they never cross a cut). Parallel edges between the same pair are merged by ``merge``
+    ("sum": capacities add, the max-flow convention; "max": keep one copy, for symmetric kNN lists that list an edge
+    from both ends). Row width K = max degree (at least ``min_width``).
+    """
+    i = np.asarray(i).reshape(-1).astype(np.int64)
+    j = np.asarray(j).reshape(-1).astype(np.int64)
+    w = np.asarray(w, dtype=np.float64).reshape(-1)
+    if not (i.shape == j.shape == w.shape):
+        raise ValueError(f"i, j and w must have the same length; got {i.shape[0]}, {j.shape[0]}, {w.shape[0]}.")
+    if i.size and (i.min() < 0 or j.min() < 0 or i.max() >= n_nodes or j.max() >= n_nodes):
+        raise ValueError(f"edge endpoints must be node indices in [0, {n_nodes - 1}].")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("edge weights w must be finite and non-negative.")
+    keep = i != j
+    a, b, w = np.minimum(i, j)[keep], np.maximum(i, j)[keep], w[keep]
+    key = a * n_nodes + b
+    order = np.argsort(key, kind="stable")
+    key, w = key[order], w[order]
+    uniq, start = np.unique(key, return_index=True)
+    if merge == "sum":
+        wu = np.add.reduceat(w, start) if w.size else w
+    elif merge == "max":
+        wu = np.maximum.reduceat(w, start) if w.size else w
+    else:
+        raise ValueError(f"merge={merge!r} must be 'sum' or 'max'.")
+    ea, eb = uniq // n_nodes, uniq % n_nodes
+    # arcs in both directions, grouped by tail
+    tail = np.concatenate([ea, eb])
+    head = np.concatenate([eb, ea])
+    aw = np.concatenate([wu, wu])
+    m = ea.size
+    partner = np.concatenate([np.arange(m, 2 * m), np.arange(0, m)])  # arc index of the reverse arc
+    order = np.lexsort((head, tail))
+    inv = np.empty_like(order)
+    inv[order] = np.arange(order.size)
+    tail_s, head_s, w_s = tail[order], head[order], aw[order]
+    deg = np.bincount(tail_s, minlength=n_nodes)
+    first = np.concatenate([[0], np.cumsum(deg)[:-1]])
+    slot = np.arange(tail_s.size) - first[tail_s]
+    K = int(max(min_width, deg.max() if deg.size else 0, 1))
+    nbr = np.tile(np.arange(n_nodes, dtype=np.int32)[:, None], (1, K))
+    weight = np.zeros((n_nodes, K), dtype=np.float64)
+    rev = np.tile(np.arange(K, dtype=np.int32)[None, :], (n_nodes, 1))
+    nbr[tail_s, slot] = head_s
+    weight[tail_s, slot] = w_s
+    rev_slot_sorted = slot[inv[partner[order]]]
+    rev[tail_s, slot] = rev_slot_sorted
+    return NeighborGraph(nbr, weight, rev, deg.astype(np.int32), ea.astype(np.int32), eb.astype(np.int32), wu)
+
+
+def knn_graph(X, n_neighbors: int, sigma: float, feature_weights=None, tile_size: int | None = None) -> NeighborGraph:
+    """Symmetric kNN graph with Gaussian similarities (2-HNC §4.2.3, §5.3): edge [i, j] iff i in kNN(j) or
+    j in kNN(i), weight ``exp(-d_ij^2 / (2 sigma^2))`` with the (feature-weighted) Euclidean distance."""
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma={sigma!r} must be a positive float.")
+    idx, d2 = knn_search(X, n_neighbors, feature_weights=feature_weights, tile_size=tile_size)
+    idx = np.asarray(idx)
+    w = np.exp(-np.asarray(d2, dtype=np.float64) / (2.0 * float(sigma) ** 2))
+    n = idx.shape[0]
+    rows = np.repeat(np.arange(n), idx.shape[1])
+    return neighbor_lists(rows, idx.reshape(-1), w.reshape(-1), n, merge="max")

@@ -1,0 +1,45 @@
+"""nnPU / uPU neural baselines in flax + optax (Kiryo et al. 2017; DESIGN §3.3).
+
+* :mod:`pujax.neural.models` -- ``Linear``, ``MLP`` (d-300-300-300-300-1, BatchNorm, ReLU / Softsign) and
+  ``AllConvNet`` (the 13-layer CIFAR-10 net), as ``flax.linen`` modules;
+* :mod:`pujax.neural.train` -- the functional core: :func:`train` (one jit-compiled program per run) and
+  :func:`fit_many` (``vmap`` over seeds);
+* :class:`NNPUClassifier` -- the scikit-learn estimator.
+
+Using the nnPU objective in your own optax loop: see :func:`pujax.risk.nnpu_objective` and the notebook
+``notebooks/grad_through_nnpu.ipynb``.
+"""
+from pujax.neural.estimator import NNPUClassifier
+from pujax.neural.models import AllConvNet, Linear, MLP, make_model
+from pujax.neural.train import (
+    TrainConfig,
+    batch_layout,
+    fit_many,
+    init_state,
+    loss_and_grad,
+    make_config,
+    make_optimizer,
+    predict_scores,
+    run_epochs,
+    train,
+    train_step,
+)
+
+__all__ = [
+    "NNPUClassifier",
+    "train",
+    "fit_many",
+    "Linear",
+    "MLP",
+    "AllConvNet",
+    "make_model",
+    "TrainConfig",
+    "make_config",
+    "make_optimizer",
+    "batch_layout",
+    "init_state",
+    "loss_and_grad",
+    "train_step",
+    "run_epochs",
+    "predict_scores",
+]

@@ -1,0 +1,193 @@
+"""scikit-learn estimator for the nnPU / uPU / PN neural baselines (Kiryo et al. 2017; DESIGN §3.3)."""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+import jax
+import jax.numpy as jnp
+
+from pujax.base import PUClassifierMixin
+from pujax.neural.train import RISKS, _get_compiled, make_config
+from pujax.progress import progress
+from pujax.validation import as_key, check_in, check_positive_int, check_pu_labels, check_X, check_X_s
+
+__all__ = ["NNPUClassifier"]
+
+
+def _to_numpy_tree(tree):
+    return jax.tree.map(lambda a: np.asarray(a), tree)
+
+
+class NNPUClassifier(PUClassifierMixin, BaseEstimator):
+    r"""Neural PU classifier trained with the non-negative (nnPU) or unbiased (uPU) risk (Kiryo et al. 2017).
+
+    Scenario: case-control (DESIGN §1) -- labeled positives (``s = 1``) are drawn from p(x | y = 1) and the
+    unlabeled rows (``s = 0``) from the marginal p(x) whose positive fraction is ``prior``; as in the papers, pass
+    ``X = concat(X_P, X_U)`` (U may contain copies of the P rows).
+
+    Training rule per minibatch (Kiryo et al. Algorithm 1; PU ET paper eq. (5), (6)): with
+    :math:`r = \hat R_u^- - \pi \hat R_p^-`, step on :math:`\nabla(\pi\hat R_p^+ + r)` if :math:`r \ge -\beta`,
+    else on :math:`\nabla(-\gamma r)` (:func:`pujax.risk.nnpu_objective`); Adam with coupled L2 weight decay.
+    See :mod:`pujax.neural.train` for the minibatch layout and :mod:`pujax.neural.models` for the architectures.
+
+    Parameters:
+      model: ``"mlp"`` (d-300-300-300-300-1, Linear without bias + BatchNorm + ReLU), ``"linear"``, ``"cnn"``
+        (13-layer all-convolutional CIFAR-10 net; rows are flattened H x W x C images) or a ``flax.linen.Module``
+        instance returning one score per row (estimators with a user module pickle but cannot use :meth:`save`).
+      risk: ``"nnpu"``, ``"upu"`` or ``"pn"`` (supervised; then ``s`` holds true labels and ``prior`` is unused).
+      loss: margin loss name of :data:`pujax.risk.LOSSES` (``"sigmoid"`` default) or a callable ``ell(z)``.
+      beta, gamma: nnPU rule parameters (``beta = inf`` never corrects, i.e. uPU).
+      epochs, batch_size, learning_rate, weight_decay: optimisation (defaults of Kiryo et al.'s code: 100, 30000,
+        1e-3, 5e-3).
+      prior: class prior pi = P(y = 1) in (0, 1), or ``"auto"`` to estimate it with :mod:`pujax.prior`.
+      n_seeds: number of independently initialised models (different init and minibatch order) trained at once
+        in one vmapped program; predictions use their mean score, each seed stays available
+        (:meth:`seed_variables`, :meth:`seed_decision_function`).
+      model_kwargs: dict of architecture options, e.g. ``{"activation": "softsign"}``,
+        ``{"hidden_sizes": (300, 300, 300)}``, ``{"input_shape": (32, 32, 3)}`` for ``"cnn"``.
+      callback: optional evaluation hook ``callback(epoch, estimator)`` called after every epoch with the
+        estimator's fitted attributes set to the current state (so ``estimator.score(X_test, y_test)`` works
+        inside); returning ``True`` stops training. With a callback (or ``verbose``) epochs run one compiled epoch
+        at a time; otherwise the whole training is one compiled program.
+      random_state: None, int, numpy generator or JAX key.
+      verbose: progress bar per epoch (with the training risk and, with ``eval_set``, the test error).
+
+    Attributes:
+      variables_: ``{"params": ..., "batch_stats": ...}`` nested dicts of numpy arrays with a leading seed axis.
+      history_: dict of per-epoch arrays of shape ``(n_seeds, epochs_run)``: ``"risk"``, ``"corrections"`` and,
+        with ``eval_set``, ``"test_error"``.
+      n_seeds_, n_iter_ (epochs run), prior_, n_features_in_, classes_.
+    """
+
+    def __init__(self, model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
+                 batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, prior="auto", n_seeds=1,
+                 model_kwargs=None, callback=None, random_state=None, verbose=False):
+        self.model = model
+        self.risk = risk
+        self.loss = loss
+        self.beta = beta
+        self.gamma = gamma
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.prior = prior
+        self.n_seeds = n_seeds
+        self.model_kwargs = model_kwargs
+        self.callback = callback
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------------------------------ helpers
+
+    def _config(self, n_features):
+        return make_config(model=self.model, risk=self.risk, loss=self.loss, beta=self.beta, gamma=self.gamma,
+                           batch_size=self.batch_size, learning_rate=self.learning_rate,
+                           weight_decay=self.weight_decay, model_kwargs=self.model_kwargs, n_features=n_features)
+
+    def _set_state(self, state, hist_list):
+        self.variables_ = _to_numpy_tree(state["variables"])
+        if hist_list:
+            self.history_ = {k: np.concatenate([np.asarray(h[k]) for h in hist_list], axis=1) for k in hist_list[0]}
+        self.n_iter_ = int(next(iter(self.history_.values())).shape[1]) if hist_list else 0
+
+    # ------------------------------------------------------------------------------------------ fit
+
+    def fit(self, X, s, eval_set=None):
+        """Fit on features ``X`` and PU labels ``s`` (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} too).
+
+        ``eval_set=(X_test, y_test)`` (true labels) records the per-epoch test error in ``history_``.
+        """
+        check_in(self.risk, "risk", RISKS)
+        epochs = check_positive_int(self.epochs, "epochs")
+        n_seeds = check_positive_int(self.n_seeds, "n_seeds")
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError(f"callback must be callable(epoch, estimator) or None; got {type(self.callback).__name__}.")
+        if self.risk == "pn":
+            X, s = check_X_s(X, s, s_name="s")
+            self.n_features_in_ = int(X.shape[1])
+            self.classes_ = np.array([0, 1])
+            self.prior_ = float(np.mean(s))
+            prior = self.prior_
+        else:
+            X, s, prior = self._validate_fit(X, s)
+        cfg = self._config(int(X.shape[1]))
+        X_eval = y_eval = None
+        if eval_set is not None:
+            if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
+                raise ValueError("eval_set must be a pair (X_test, y_test) with true labels y_test.")
+            X_eval = check_X(eval_set[0], name="eval_set[0]")
+            if X_eval.shape[1] != X.shape[1]:
+                raise ValueError(f"eval_set[0] has {X_eval.shape[1]} features but X has {X.shape[1]}.")
+            y_eval = check_pu_labels(eval_set[1], name="eval_set[1]", n_samples=X_eval.shape[0], require_both=False)
+            X_eval, y_eval = jnp.asarray(X_eval), jnp.asarray(y_eval)
+        keys = jax.random.split(as_key(self.random_state), n_seeds)
+        Xj, sj = jnp.asarray(X), jnp.asarray(s)
+        prior_arr = np.float32(prior)
+        self.n_seeds_ = n_seeds
+
+        if self.callback is None and not self.verbose:
+            state, hist = _get_compiled("fit_many", cfg, epochs)(keys, Xj, sj, prior_arr, X_eval, y_eval)
+            self._set_state(state, [hist])
+            return self
+
+        init = _get_compiled("init_many", cfg, 0)
+        one_epoch = _get_compiled("epochs_many", cfg, 1)
+        state = init(keys, Xj)
+        hists = []
+        with progress(epochs, desc=f"{type(self).__name__} ({self.risk})", verbose=self.verbose) as bar:
+            for epoch in range(epochs):
+                state, hist = one_epoch(state, Xj, sj, prior_arr, X_eval, y_eval)
+                hists.append(hist)
+                post = {k: float(np.mean(v)) for k, v in hist.items() if k != "corrections"}
+                bar.set_postfix(**post)
+                bar.update(1)
+                if self.callback is not None:
+                    self._set_state(state, hists)
+                    if self.callback(epoch, self) is True:
+                        break
+        self._set_state(state, hists)
+        return self
+
+    # ------------------------------------------------------------------------------------------ predict
+
+    def seed_decision_function(self, X):
+        """Scores ``g(x)`` of every seed's model, shape ``(n_seeds, n)``."""
+        X = self._validate_predict(X)
+        cfg = self._config(self.n_features_in_)
+        variables = jax.tree.map(jnp.asarray, self.variables_)
+        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jnp.asarray(X)))
+
+    def decision_function(self, X):
+        """Mean score over seeds; positive means class 1."""
+        return self.seed_decision_function(X).mean(axis=0)
+
+    def predict(self, X):
+        """Class labels in {0, 1}: 1 iff the mean score is > 0 (sign of g, as Kiryo et al.)."""
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+    def predict_proba(self, X):
+        """``[1 - sigmoid(g), sigmoid(g)]`` of the mean score g: monotone in g, not a calibrated probability."""
+        p1 = 1.0 / (1.0 + np.exp(-np.clip(self.decision_function(X).astype(np.float64), -500, 500)))
+        return np.stack([1.0 - p1, p1], axis=1)
+
+    def seed_variables(self, i):
+        """The flax variables ``{"params": ..., "batch_stats": ...}`` of seed ``i`` (apply with the model)."""
+        if not hasattr(self, "variables_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
+        n = self.n_seeds_
+        if not isinstance(i, (int, np.integer)) or not -n <= int(i) < n:
+            raise IndexError(f"seed index {i!r} out of range for n_seeds_={n}.")
+        return jax.tree.map(lambda a: np.asarray(a)[int(i)], self.variables_)
+
+    @property
+    def module_(self):
+        """The flax module (rebuilt from ``model`` and ``model_kwargs``)."""
+        if not hasattr(self, "n_features_in_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
+        return self._config(self.n_features_in_).module

@@ -1,0 +1,371 @@
+r"""nnPU / uPU / PN training of flax models with optax: the functional core (Kiryo et al. 2017; DESIGN §3.3).
+
+Training rule (Kiryo et al. 2017, Algorithm 1; PU ET paper eq. (5), (6)). On every minibatch, with the partial risks
+of :func:`pujax.risk.pu_risk_parts` computed with the minibatch's own counts :math:`n_p, n_u`,
+
+.. math::  r = \hat R_u^-(g) - \pi \hat R_p^-(g);\qquad
+           \text{if } r \ge -\beta:\ \text{step on } \nabla(\pi \hat R_p^+(g) + r)
+           \quad\text{else: step on } \nabla(-\gamma\, r)
+
+(:func:`pujax.risk.nnpu_objective`). ``risk="upu"`` steps on the unbiased risk (eq. (5)) -- the same as nnPU with
+:math:`\beta = +\infty`; ``risk="pn"`` is ordinary supervised training with ``s`` holding the true labels.
+Optimiser: Adam with *coupled* L2 weight decay (``wd * param`` added to the gradient before Adam, as Chainer's
+``WeightDecay`` hook in the authors' code): ``optax.chain(optax.add_decayed_weights(wd), optax.adam(lr))``.
+Defaults: :math:`\beta = 0`, :math:`\gamma = 1`, sigmoid loss, lr 1e-3, weight decay 5e-3, 100 epochs,
+batch size 30000 (the default of the authors' code).
+
+Minibatches. An epoch shuffles P ∪ U and cuts it into ``k = ceil(n / batch_size)`` minibatches of the *same* size
+``b = ceil(n / k) <= batch_size`` (static shapes; the ``k b - n < k`` missing slots are filled with rows drawn from a
+second shuffle). So every row is seen once per epoch and every minibatch mixes P and U rows in the data's
+proportion; the authors' Chainer iterator instead used full 30000-row batches that wrap around into the next epoch.
+An epoch is one ``lax.scan`` over the minibatches and a training run is one ``lax.scan`` over epochs, so
+:func:`train` is a single jit-compiled program, and :func:`fit_many` ``vmap``-s it over PRNG keys (N seeds with
+different initialisations and minibatch orders trained as one program).
+
+State and results are plain pytrees: ``variables = {"params": ..., "batch_stats": ...}`` (nested dicts of arrays,
+the flax.linen convention), the optax state, and the PRNG key.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from pujax.neural.models import accepts_train, make_model, scores_of
+from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
+from pujax.validation import as_key, check_in, check_positive_int, check_prior, check_X, check_pu_labels
+
+__all__ = [
+    "TrainConfig",
+    "make_config",
+    "batch_layout",
+    "make_optimizer",
+    "init_state",
+    "loss_and_grad",
+    "train_step",
+    "run_epochs",
+    "train",
+    "fit_many",
+    "predict_scores",
+    "RISKS",
+]
+
+RISKS = ("nnpu", "upu", "pn")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """Static (hashable) description of a training run; build it with :func:`make_config`."""
+
+    module: nn.Module
+    risk: str = "nnpu"
+    loss: Any = "sigmoid"
+    beta: float = 0.0
+    gamma: float = 1.0
+    batch_size: int = 30000
+    learning_rate: float = 1e-3
+    weight_decay: float = 5e-3
+    eval_chunk: int = 4096
+
+
+def _check_float(value, name, low=None, allow_inf=False):
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a float; got {value!r}.")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a float; got {value!r} ({type(value).__name__}).") from None
+    if math.isnan(v) or (math.isinf(v) and not (allow_inf and v > 0)):
+        raise ValueError(f"{name}={value!r} must be a finite number" + (" or +inf." if allow_inf else "."))
+    if low is not None and v < low:
+        raise ValueError(f"{name}={value!r} must be >= {low}.")
+    return v
+
+
+def make_config(model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, batch_size=30000,
+                learning_rate=1e-3, weight_decay=5e-3, model_kwargs=None, n_features=None,
+                eval_chunk=4096) -> TrainConfig:
+    """Validate the hyper-parameters and return a :class:`TrainConfig`.
+
+    ``beta >= 0`` (``float("inf")`` allowed: never correct, i.e. uPU), ``gamma > 0``, ``learning_rate > 0``,
+    ``weight_decay >= 0``, ``batch_size >= 1``; ``model`` is ``"linear"``, ``"mlp"``, ``"cnn"`` or a
+    ``flax.linen.Module`` instance (see :func:`pujax.neural.models.make_model`).
+    """
+    check_in(risk, "risk", RISKS)
+    get_loss(loss)
+    if loss == "zero_one":
+        raise ValueError("loss='zero_one' has zero gradient and cannot be trained; use 'sigmoid' (default) or another "
+                         "surrogate loss.")
+    beta = _check_float(beta, "beta", low=0.0, allow_inf=True)
+    gamma = _check_float(gamma, "gamma")
+    if gamma <= 0:
+        raise ValueError(f"gamma={gamma!r} must be > 0 (Kiryo et al.: 0 < gamma <= 1).")
+    learning_rate = _check_float(learning_rate, "learning_rate")
+    if learning_rate <= 0:
+        raise ValueError(f"learning_rate={learning_rate!r} must be > 0.")
+    weight_decay = _check_float(weight_decay, "weight_decay", low=0.0)
+    batch_size = check_positive_int(batch_size, "batch_size")
+    eval_chunk = check_positive_int(eval_chunk, "eval_chunk")
+    if model_kwargs is not None and not isinstance(model_kwargs, dict):
+        raise TypeError(f"model_kwargs must be a dict or None; got {type(model_kwargs).__name__}.")
+    module = make_model(model, n_features=n_features, **dict(model_kwargs or {}))
+    return TrainConfig(module=module, risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
+                       learning_rate=learning_rate, weight_decay=weight_decay, eval_chunk=eval_chunk)
+
+
+def batch_layout(n: int, batch_size: int):
+    """``(n_batches, batch, pad)``: ``n_batches = ceil(n / batch_size)`` equal minibatches of ``batch`` rows."""
+    n_batches = -(-n // batch_size)
+    b = -(-n // n_batches)
+    return n_batches, b, n_batches * b - n
+
+
+def make_optimizer(cfg: TrainConfig) -> optax.GradientTransformation:
+    """Adam with coupled L2 weight decay: ``wd * param`` is added to the gradient before Adam (Chainer hook)."""
+    parts = []
+    if cfg.weight_decay > 0:
+        parts.append(optax.add_decayed_weights(cfg.weight_decay))
+    parts.append(optax.adam(cfg.learning_rate))
+    return optax.chain(*parts)
+
+
+def _apply(cfg: TrainConfig, variables, x, train: bool, rng=None):
+    """Scores ``(n,)`` and the updated non-parameter collections (empty when not training)."""
+    module = cfg.module
+    kwargs = {"train": train} if accepts_train(module) else {}
+    rngs = {"dropout": rng} if (train and rng is not None) else None
+    mutable = [k for k in variables if k != "params"] if train else []
+    if mutable:
+        out, new = module.apply(variables, x, rngs=rngs, mutable=mutable, **kwargs)
+    else:
+        out, new = module.apply(variables, x, rngs=rngs, **kwargs), {}
+    return scores_of(out), dict(new)
+
+
+def init_state(key, X, cfg: TrainConfig):
+    """Initial training state ``{"variables", "opt_state", "key"}`` for one seed (pure; vmap over ``key``)."""
+    k_init, k_train = jax.random.split(key)
+    x0 = jnp.zeros((1,) + tuple(X.shape[1:]), X.dtype)
+    kwargs = {"train": False} if accepts_train(cfg.module) else {}
+    variables = cfg.module.init({"params": k_init, "dropout": k_init}, x0, **kwargs)
+    variables = jax.tree.map(lambda a: a, dict(variables))
+    opt_state = make_optimizer(cfg).init(variables["params"])
+    return {"variables": variables, "opt_state": opt_state, "key": k_train}
+
+
+def _objective(cfg: TrainConfig, g, sb, prior):
+    """(surrogate whose gradient is the step, risk value, r, corrected) on one minibatch."""
+    if cfg.risk == "pn":
+        value = pn_risk(g, sb, cfg.loss)
+        zero = jnp.zeros((), g.dtype)
+        return value, value, zero, jnp.zeros((), bool)
+    a, b, c = pu_risk_parts(g, sb, prior, cfg.loss)
+    r = b - c
+    if cfg.risk == "upu":
+        value = upu_risk(g, sb, prior, cfg.loss)
+        return value, value, r, jnp.zeros((), bool)
+    surrogate, value = nnpu_objective(g, sb, prior, cfg.loss, cfg.beta, cfg.gamma)
+    return surrogate, value, r, r < -cfg.beta
+
+
+def loss_and_grad(cfg: TrainConfig, variables, xb, sb, prior, rng=None):
+    """Gradient of the training rule on one minibatch (the model in training mode).
+
+    Returns ``(grads, new_collections, aux)`` with ``aux = {"objective", "risk", "r", "corrected"}``: ``grads`` is
+    ``grad(pi R_p^+ + r)`` when ``r >= -beta`` and ``grad(-gamma r)`` otherwise (nnPU), the uPU or PN risk gradient
+    otherwise; ``new_collections`` holds the updated BatchNorm statistics.
+    """
+    others = {k: v for k, v in variables.items() if k != "params"}
+
+    def f(params):
+        g, new = _apply(cfg, {"params": params, **others}, xb, True, rng)
+        surrogate, value, r, corrected = _objective(cfg, g, sb, prior)
+        return surrogate, (new, {"objective": surrogate, "risk": value, "r": r, "corrected": corrected})
+
+    grads, (new, aux) = jax.grad(f, has_aux=True)(variables["params"])
+    return grads, new, aux
+
+
+def train_step(cfg: TrainConfig, state, xb, sb, prior, rng=None):
+    """One optimiser step on a minibatch; returns ``(new_state, aux)`` (see :func:`loss_and_grad`)."""
+    variables = state["variables"]
+    grads, new, aux = loss_and_grad(cfg, variables, xb, sb, prior, rng)
+    updates, opt_state = make_optimizer(cfg).update(grads, state["opt_state"], variables["params"])
+    params = optax.apply_updates(variables["params"], updates)
+    new_vars = {**variables, **new, "params": params}
+    return {"variables": new_vars, "opt_state": opt_state, "key": state["key"]}, aux
+
+
+def predict_scores(cfg: TrainConfig, variables, X, chunk: int | None = None):
+    """Scores of the model in evaluation mode (BatchNorm running averages), in chunks of ``chunk`` rows (jit-able)."""
+    n = X.shape[0]
+    chunk = min(int(chunk or cfg.eval_chunk), n)
+    k = -(-n // chunk)
+    pad = k * chunk - n
+    if k == 1:
+        return _apply(cfg, variables, X, False)[0]
+    Xp = jnp.concatenate([X, jnp.zeros((pad,) + X.shape[1:], X.dtype)]) if pad else X
+    out = jax.lax.map(lambda xb: _apply(cfg, variables, xb, False)[0], Xp.reshape((k, chunk) + X.shape[1:]))
+    return out.reshape(-1)[:n]
+
+
+def run_epochs(cfg: TrainConfig, state, X, s, prior, n_epochs: int, X_eval=None, y_eval=None):
+    """Run ``n_epochs`` epochs from ``state`` (pure, jit- and vmap-able); returns ``(state, history)``.
+
+    ``history`` holds per-epoch arrays: ``"risk"`` (mean over the epoch's minibatches of the nnPU / uPU / PN risk
+    value, measured before each step), ``"corrections"`` (fraction of minibatches where the correction step
+    ``-gamma r`` was taken) and, when ``X_eval``/``y_eval`` are given, ``"test_error"`` (zero-one error of
+    ``score > 0`` against ``y_eval`` after the epoch, BatchNorm in evaluation mode).
+    """
+    n = X.shape[0]
+    n_batches, b, pad = batch_layout(n, cfg.batch_size)
+    prior = jnp.asarray(prior, dtype=X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32)
+
+    def epoch(state, _):
+        key, k_perm, k_fill, k_drop = jax.random.split(state["key"], 4)
+        perm = jax.random.permutation(k_perm, n)
+        if pad:
+            perm = jnp.concatenate([perm, jax.random.permutation(k_fill, n)[:pad]])
+        idx = perm.reshape(n_batches, b)
+
+        def step(carry, inp):
+            i, batch_idx = inp
+            xb = jnp.take(X, batch_idx, axis=0)
+            sb = jnp.take(s, batch_idx, axis=0)
+            new, aux = train_step(cfg, carry, xb, sb, prior, jax.random.fold_in(k_drop, i))
+            return new, (aux["risk"], aux["corrected"])
+
+        state = {**state, "key": key}
+        state, (risks, corrected) = jax.lax.scan(step, state, (jnp.arange(n_batches), idx))
+        hist = {"risk": jnp.mean(risks), "corrections": jnp.mean(corrected.astype(risks.dtype))}
+        if X_eval is not None:
+            g = predict_scores(cfg, state["variables"], X_eval)
+            hist["test_error"] = jnp.mean(((g > 0).astype(jnp.int32) != y_eval).astype(risks.dtype))
+        return state, hist
+
+    return jax.lax.scan(epoch, state, None, length=n_epochs)
+
+
+# ------------------------------------------------------------------------------------ compiled entry points
+
+_CACHE: dict = {}
+
+
+def _cached(kind, cfg, n_epochs, builder):
+    """jit-compiled function per (kind, config, epochs); configs whose module is unhashable are not cached."""
+    try:
+        key = (kind, cfg, n_epochs)
+        hash(key)
+    except TypeError:
+        return builder()
+    if key not in _CACHE:
+        if len(_CACHE) > 64:
+            _CACHE.clear()
+        _CACHE[key] = builder()
+    return _CACHE[key]
+
+
+def _train_fn(cfg, n_epochs):
+    def run(key, X, s, prior, X_eval, y_eval):
+        state = init_state(key, X, cfg)
+        state, hist = run_epochs(cfg, state, X, s, prior, n_epochs, X_eval, y_eval)
+        return state, hist
+
+    return run
+
+
+def _get_compiled(kind, cfg, n_epochs):
+    if kind == "train":
+        return _cached(kind, cfg, n_epochs, lambda: jax.jit(_train_fn(cfg, n_epochs)))
+    if kind == "fit_many":
+        return _cached(kind, cfg, n_epochs,
+                       lambda: jax.jit(jax.vmap(_train_fn(cfg, n_epochs), in_axes=(0, None, None, None, None, None))))
+    if kind == "init_many":
+        return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(lambda k, X: init_state(k, X, cfg), in_axes=(0, None))))
+    if kind == "epochs_many":
+        return _cached(kind, cfg, n_epochs, lambda: jax.jit(jax.vmap(
+            lambda st, X, s, p, Xe, ye: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye),
+            in_axes=(0, None, None, None, None, None))))
+    if kind == "scores_many":
+        return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(
+            lambda v, X: predict_scores(cfg, v, X), in_axes=(0, None))))
+    raise ValueError(kind)  # pragma: no cover
+
+
+def _prepare(X, s, prior, risk, X_eval, y_eval):
+    X = check_X(X)
+    if risk == "pn":
+        s = check_pu_labels(s, name="s", n_samples=X.shape[0])  # true labels: both classes needed
+        prior = 0.5 if prior is None else prior
+    else:
+        s = check_pu_labels(s, name="s", n_samples=X.shape[0])
+    prior = check_prior(prior, allow_auto=False)
+    if (X_eval is None) != (y_eval is None):
+        raise ValueError("pass both X_eval and y_eval (or neither).")
+    if X_eval is not None:
+        X_eval = check_X(X_eval, name="X_eval")
+        if X_eval.shape[1] != X.shape[1]:
+            raise ValueError(f"X_eval has {X_eval.shape[1]} features but X has {X.shape[1]}.")
+        y_eval = check_pu_labels(y_eval, name="y_eval", n_samples=X_eval.shape[0], require_both=False)
+        X_eval, y_eval = jnp.asarray(X_eval), jnp.asarray(y_eval)
+    return jnp.asarray(X), jnp.asarray(s), float(prior), X_eval, y_eval
+
+
+def _config_from(X, model, kwargs):
+    return make_config(model=model, n_features=int(X.shape[1]), **kwargs)
+
+
+def train(key, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
+          batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, model_kwargs=None, X_eval=None, y_eval=None):
+    """Train one model with the nnPU (default), uPU or PN rule as one jit-compiled program.
+
+    Args:
+      key: JAX PRNG key (or an int / numpy generator, converted with :func:`pujax.validation.as_key`); it sets the
+        initialisation and the minibatch order.
+      X: features ``(n, d)`` (P ∪ U rows; images flattened, pixels / 255).
+      s: PU labels (1 = labeled positive, 0 = unlabeled); for ``risk="pn"`` the true labels.
+      prior: class prior pi = P(y = 1) of the unlabeled data (case-control scenario); ignored for ``risk="pn"``.
+      model, model_kwargs: ``"linear"``, ``"mlp"`` (Kiryo et al.'s d-300-300-300-300-1), ``"cnn"`` (13-layer
+        all-conv net) or a ``flax.linen.Module`` instance; see :func:`pujax.neural.models.make_model`.
+      risk, loss, beta, gamma, epochs, batch_size, learning_rate, weight_decay: the training rule (module doc).
+      X_eval, y_eval: optional test set with true labels for the per-epoch ``"test_error"`` history.
+
+    Returns:
+      ``(variables, history)``: ``variables = {"params": ..., "batch_stats": ...}`` (nested dicts of arrays) and the
+      per-epoch ``history`` of :func:`run_epochs`.
+    """
+    epochs = check_positive_int(epochs, "epochs")
+    X, s, prior, X_eval, y_eval = _prepare(X, s, prior, risk, X_eval, y_eval)
+    cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
+                                      learning_rate=learning_rate, weight_decay=weight_decay,
+                                      model_kwargs=model_kwargs))
+    state, hist = _get_compiled("train", cfg, epochs)(as_key(key), X, s, prior, X_eval, y_eval)
+    return state["variables"], hist
+
+
+def fit_many(keys, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
+             batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, model_kwargs=None, X_eval=None, y_eval=None):
+    """:func:`train` ``vmap``-ped over a batch of PRNG keys: N seeds in one compiled program.
+
+    ``keys`` is an array of N keys (``jax.random.split(key, N)``) or an int N (seeds ``0..N-1`` of
+    ``jax.random.split(PRNGKey(0), N)``). Returns ``(variables, history)`` whose leaves have a leading seed axis
+    of length N; ``fit_many(keys, ...)`` equals ``[train(k, ...) for k in keys]`` stacked (up to float rounding).
+    """
+    if isinstance(keys, (int, np.integer)) and not isinstance(keys, bool):
+        keys = jax.random.split(jax.random.PRNGKey(0), check_positive_int(int(keys), "keys"))
+    keys = jnp.asarray(keys)
+    if keys.ndim != 2 and not jax.dtypes.issubdtype(keys.dtype, jax.dtypes.prng_key):
+        raise ValueError(f"keys must be a batch of PRNG keys (e.g. jax.random.split(key, n)); got shape {keys.shape}.")
+    epochs = check_positive_int(epochs, "epochs")
+    X, s, prior, X_eval, y_eval = _prepare(X, s, prior, risk, X_eval, y_eval)
+    cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
+                                      learning_rate=learning_rate, weight_decay=weight_decay,
+                                      model_kwargs=model_kwargs))
+    state, hist = _get_compiled("fit_many", cfg, epochs)(keys, X, s, prior, X_eval, y_eval)
+    return state["variables"], hist
