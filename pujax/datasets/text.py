@@ -20,7 +20,6 @@ NEWS20_POSITIVE_PREFIXES = ("alt", "comp", "misc", "rec")  # negative: sci, soc,
 N_COMPONENTS = 300
 MAX_FEATURES = 50_000
 SVD_RANDOM_STATE = 0
-NEWS20_CACHE_VERSION = f"news20-tfidf{MAX_FEATURES}-svd{N_COMPONENTS}-rs{SVD_RANDOM_STATE}-v1"
 _NEWS_MEMBER = re.compile(r"(?:^|/)20news-bydate-(train|test)/([a-z0-9.\-]+)/([^/]+)$")
 
 
@@ -58,9 +57,15 @@ def news20_positive(groups) -> np.ndarray:
     return np.isin(prefixes, NEWS20_POSITIVE_PREFIXES)
 
 
-def tfidf_svd_features(train_texts, test_texts, n_components=N_COMPONENTS, max_features=MAX_FEATURES,
-                       random_state=SVD_RANDOM_STATE):
-    """TF-IDF + truncated SVD fitted on ``train_texts``; returns float32 ``(train_features, test_features)``."""
+def tfidf_svd_features(train_texts, test_texts, n_components=None, max_features=None, random_state=None):
+    """TF-IDF + truncated SVD fitted on ``train_texts``; returns float32 ``(train_features, test_features)``.
+
+    ``None`` arguments take the module settings ``N_COMPONENTS`` (300), ``MAX_FEATURES`` (50,000) and
+    ``SVD_RANDOM_STATE`` (0).
+    """
+    n_components = N_COMPONENTS if n_components is None else n_components
+    max_features = MAX_FEATURES if max_features is None else max_features
+    random_state = SVD_RANDOM_STATE if random_state is None else random_state
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -68,13 +73,14 @@ def tfidf_svd_features(train_texts, test_texts, n_components=N_COMPONENTS, max_f
     A_train = vec.fit_transform(train_texts)
     svd = TruncatedSVD(n_components=n_components, algorithm="randomized", random_state=random_state)
     Z_train = svd.fit_transform(A_train)
-    Z_test = svd.transform(vec.transform(test_texts)) if len(test_texts) else np.zeros((0, n_components))
+    Z_test = svd.transform(vec.transform(test_texts)) if len(test_texts) else np.zeros((0, Z_train.shape[1]))
     return Z_train.astype(np.float32), np.asarray(Z_test, dtype=np.float32)
 
 
 def news20_arrays(path: pathlib.Path):
     """``(features, groups, is_test)`` for all 18,846 documents, from the cache when present."""
-    cpath = cache_file("news20", path, NEWS20_CACHE_VERSION)
+    version = f"news20-tfidf{MAX_FEATURES}-svd{N_COMPONENTS}-rs{SVD_RANDOM_STATE}-v1"
+    cpath = cache_file("news20", path, version)
     cached = load_cache(cpath)
     if cached is not None and {"features", "groups", "is_test"} <= set(cached):
         return cached["features"], cached["groups"], cached["is_test"]

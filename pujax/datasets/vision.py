@@ -52,7 +52,7 @@ CIFAR10_CACHE_VERSION = "cifar10-jpeg-v1"
 def _import_pil():
     try:
         from PIL import Image
-    except ImportError as exc:  # pragma: no cover - exercised with a patched import in the tests
+    except ImportError as exc:
         raise ImportError(
             "Loading 'cifar10' decodes JPEG images and needs Pillow: pip install pillow "
             "(it is part of the 'bench' extra: pip install 'pujax[bench]')."
