@@ -8,7 +8,6 @@ import contextlib
 import csv
 import gzip
 import hashlib
-import io
 import os
 import pathlib
 import tempfile

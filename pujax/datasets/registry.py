@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 
-from ._common import ENV_DATA, locate
+from ._common import locate
 
 SPLITS = ("train", "test", "all")
 _PMLB = "https://github.com/EpistasisLab/pmlb/raw/master/datasets/{0}/{0}.tsv.gz"
@@ -324,4 +324,4 @@ def load(name: str, data_dir=None, split: str = "all"):
     return func(None, split) if spec.splits else func(None)
 
 
-__all__ = ["load", "available", "names", "ENV_DATA"]
+__all__ = ["load", "available", "names"]
