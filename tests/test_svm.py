@@ -1,0 +1,252 @@
+"""pujax.svm: batched SMO solver vs sklearn SVC, KKT, vmap-vs-loop, eq. 5, estimators, model selection."""
+import pickle
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVC
+
+from pujax.data.synthetic import make_circle_data, make_label_noise_setting
+from pujax.metrics import pu_score, pu_scorer
+from pujax.svm import (
+    BaggingSVMClassifier,
+    CWSVMClassifier,
+    RESVMClassifier,
+    dual_objective,
+    ensemble_decision,
+    kernel_matrix,
+    kkt_violation,
+    pu_grid_search,
+    solve_svm,
+    solve_svm_batch,
+    vote_fraction,
+)
+
+N, D, N_TEST = 120, 4, 600
+KERNELS = [("rbf", dict(gamma=0.3)), ("linear", dict()), ("poly", dict(gamma=0.5, coef0=1.0, degree=2))]
+C_POS, C_NEG = [4.0, 0.5, 2.0], [1.0, 0.2, 0.7]
+TOL = 1e-4
+
+
+def _problem(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(N, D)).astype(np.float32)
+    y = np.where(X[:, 0] - 0.7 * X[:, 1] ** 2 + 0.6 * rng.normal(size=N) > 0, 1.0, -1.0).astype(np.float32)
+    Xt = rng.normal(size=(N_TEST, D)).astype(np.float32)
+    return X, y, Xt
+
+
+@pytest.fixture(scope="module")
+def batch():
+    """Three random problems (rbf, linear, poly kernels; per-class C) solved in ONE batched call."""
+    probs = [_problem(k) for k in range(3)]
+    Ks = jnp.stack([kernel_matrix(X, X, name, **kw) for (X, _, _), (name, kw) in zip(probs, KERNELS)])
+    ys = np.stack([p[1] for p in probs])
+    Cs = np.stack([np.where(p[1] > 0, cp, cn) for p, cp, cn in zip(probs, C_POS, C_NEG)]).astype(np.float32)
+    idx = jnp.broadcast_to(jnp.arange(N), (3, N))
+    sol = solve_svm_batch(Ks, idx, jnp.asarray(ys), jnp.asarray(Cs), tol=TOL)
+    return probs, Ks, ys, Cs, sol
+
+
+def test_solver_matches_sklearn_svc(batch):
+    probs, Ks, ys, Cs, sol = batch
+    for k, ((X, y, Xt), (name, kw)) in enumerate(zip(probs, KERNELS)):
+        svc = SVC(C=1.0, kernel=name, class_weight={1: C_POS[k], -1: C_NEG[k]}, tol=TOL, **kw).fit(X, y)
+        ref = svc.decision_function(Xt)
+        ours = np.asarray(kernel_matrix(Xt, X, name, **kw)) @ (np.asarray(sol.alpha[k]) * y) + float(sol.bias[k])
+        agree = np.mean(np.sign(ours) == np.sign(ref))
+        corr = np.corrcoef(ours, ref)[0, 1]
+        assert agree >= 0.995, (name, agree)
+        assert corr >= 0.999, (name, corr)
+        # same optimum: dual objectives agree (sklearn's dual_coef_ = alpha * y on its support vectors)
+        a_ref = np.zeros(N)
+        a_ref[svc.support_] = np.abs(svc.dual_coef_[0])
+        f_ref = float(dual_objective(jnp.asarray(Ks[k], jnp.float32), jnp.arange(N), y, jnp.asarray(a_ref, jnp.float32)))
+        f_ours = float(dual_objective(Ks[k], jnp.arange(N), y, sol.alpha[k]))
+        assert f_ours <= f_ref + 1e-3 * max(1.0, abs(f_ref))
+
+
+def test_kkt_conditions_hold(batch):
+    probs, Ks, ys, Cs, sol = batch
+    assert bool(np.all(sol.converged))
+    for k in range(3):
+        a = np.asarray(sol.alpha[k])
+        assert np.all(a >= 0) and np.all(a <= Cs[k] + 1e-6)
+        assert abs(float(np.sum(a * ys[k]))) < 1e-3 * max(1.0, float(np.sum(a)))
+        gap = float(kkt_violation(Ks[k], jnp.arange(N), ys[k], Cs[k], sol.alpha[k]))
+        assert gap <= TOL * 1.01
+        # complementary slackness with the returned bias: margins of free SVs are 1
+        f = np.asarray(Ks[k]) @ (a * ys[k]) + float(sol.bias[k])
+        m = ys[k] * f
+        free = (a > 1e-5) & (a < Cs[k] - 1e-5)
+        assert np.all(np.abs(m[free] - 1) < 5 * TOL)
+        assert np.all(m[a <= 1e-7] >= 1 - 5 * TOL)
+        assert np.all(m[a >= Cs[k] - 1e-7] <= 1 + 5 * TOL)
+
+
+def test_batched_equals_one_by_one(batch):
+    probs, Ks, ys, Cs, sol = batch
+    single = jax.jit(lambda K, y, C: solve_svm(K, jnp.arange(N), y, C, tol=TOL))
+    for k in range(3):
+        s1 = single(Ks[k], jnp.asarray(ys[k]), jnp.asarray(Cs[k]))
+        np.testing.assert_allclose(np.asarray(s1.alpha), np.asarray(sol.alpha[k]), atol=1e-4)
+        np.testing.assert_allclose(float(s1.bias), float(sol.bias[k]), atol=1e-4)
+        assert int(s1.n_iter) == int(sol.n_iter[k])
+
+
+def test_padding_and_bootstrap_repeats_are_exact():
+    """A masked (C = 0) slot changes nothing; a row repeated r times equals one row with bound r * C."""
+    X, y, _ = _problem(7)
+    K = kernel_matrix(X, X, "rbf", gamma=0.3)
+    C = np.where(y > 0, 2.0, 1.0).astype(np.float32)
+    base = solve_svm_batch(K, jnp.arange(N)[None], jnp.asarray(y)[None], jnp.asarray(C)[None], tol=TOL)
+    # pad with 8 masked slots pointing at arbitrary rows
+    idx = np.concatenate([np.arange(N), np.arange(8)])[None]
+    yp = np.concatenate([y, np.ones(8, np.float32)])[None]
+    Cp = np.concatenate([C, np.zeros(8, np.float32)])[None]
+    pad = solve_svm_batch(K, jnp.asarray(idx), jnp.asarray(yp), jnp.asarray(Cp), tol=TOL)
+    np.testing.assert_allclose(np.asarray(pad.alpha[0, :N]), np.asarray(base.alpha[0]), atol=1e-4)
+    assert np.all(np.asarray(pad.alpha[0, N:]) == 0)
+    # the bias agrees as well
+    np.testing.assert_allclose(float(pad.bias[0]), float(base.bias[0]), atol=1e-4)
+
+
+def test_eq5_hand_examples():
+    psi = jnp.array([[0.5, -0.2, 0.3, 0.1],   # 3 of 4 positive -> v = 0.75
+                     [-1.0, -0.5, -0.25, -2.0],  # unanimous negative -> sum = -3.75
+                     [0.5, 1.0, 0.25, 2.0],  # unanimous positive -> 1 + 3.75
+                     [0.5, -0.5, 0.0, 1.0]])  # a zero counts half (sgn 0): v = (4 + 1) / 8
+    v = np.asarray(vote_fraction(psi))
+    d = np.asarray(ensemble_decision(psi))
+    np.testing.assert_allclose(v, [0.75, 0.0, 1.0, 0.625])
+    np.testing.assert_allclose(d, [0.75, -3.75, 4.75, 0.625])
+
+
+@pytest.fixture(scope="module")
+def pu_data():
+    X, y = make_circle_data(0, 300, 300)
+    Xtr, s, ytr = make_label_noise_setting(1, X, y, "pu", n_pos=40, n_unl=120, contamination=0.3)
+    Xte, yte = make_circle_data(2, 200, 200)
+    return Xtr, s, ytr, Xte, yte
+
+
+@pytest.fixture(scope="module")
+def resvm(pu_data):
+    Xtr, s, _, _, _ = pu_data
+    return RESVMClassifier(n_models=10, n_pos=20, n_unl=60, C=1.0, w_pos=2.0, random_state=0).fit(Xtr, s)
+
+
+def test_resvm_fit_predict(resvm, pu_data):
+    Xtr, s, _, Xte, yte = pu_data
+    est = resvm
+    assert est.C_pos_ == pytest.approx(1.0 * 2.0 * 60 / 20) and est.C_unl_ == 1.0
+    assert est.dual_coef_.shape == (10, est.support_vectors_.shape[0])
+    psi = est.base_decision_function(Xte)
+    # dense prediction = per-model kernel algebra, recomputed in numpy
+    Kx = np.exp(-est.gamma_ * ((Xte[:, None, :] - est.support_vectors_[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(psi, Kx @ est.dual_coef_.T + est.intercept_, rtol=1e-3, atol=1e-3)
+    v = (10 + np.sign(psi).sum(1)) / 20
+    d = np.where(v == 0, psi.sum(1), np.where(v == 1, 1 + psi.sum(1), v))
+    np.testing.assert_allclose(est.decision_function(Xte), d, rtol=1e-5, atol=1e-5)
+    proba = est.predict_proba(Xte)
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    np.testing.assert_allclose(proba[:, 1], v)
+    np.testing.assert_array_equal(est.predict(Xte), (v > 0.5).astype(int))
+    assert est.score(Xte, yte) > 0.9
+    # each base model solved its CWSVM exactly
+    assert np.all(est.kkt_gap_ <= est.tol)
+
+
+def test_cwsvm_equals_sklearn(pu_data):
+    Xtr, s, _, Xte, _ = pu_data
+    est = CWSVMClassifier(C_pos=3.0, C_unl=0.5, gamma=0.5, tol=TOL).fit(Xtr, s)
+    svc = SVC(C=1.0, gamma=0.5, class_weight={1: 3.0, 0: 0.5}, tol=TOL).fit(Xtr, s)
+    ours, ref = est.decision_function(Xte), svc.decision_function(Xte)
+    assert np.corrcoef(ours, ref)[0, 1] > 0.999
+    assert np.mean(est.predict(Xte) == svc.predict(Xte)) >= 0.995
+    p = est.predict_proba(Xte)
+    assert np.all((p >= 0) & (p <= 1)) and np.allclose(p.sum(1), 1)
+
+
+def test_bagging_uses_all_positives(pu_data):
+    Xtr, s, _, Xte, yte = pu_data
+    est = BaggingSVMClassifier(n_models=10, n_unl=60, C=0.5, random_state=0).fit(Xtr, s)
+    assert est.n_pos_ == int(s.sum()) and est.n_unl_ == 60
+    assert est.C_pos_ * est.n_pos_ == pytest.approx(est.C_unl_ * est.n_unl_)  # eq. 2
+    # same seed -> same model; another seed -> another one
+    again = BaggingSVMClassifier(n_models=10, n_unl=60, C=0.5, random_state=0).fit(Xtr, s)
+    np.testing.assert_allclose(again.decision_function(Xte), est.decision_function(Xte))
+    assert est.score(Xte, yte) > 0.9
+
+
+def test_bad_input(pu_data):
+    Xtr, s, _, Xte, _ = pu_data
+    with pytest.raises(NotFittedError):
+        RESVMClassifier().predict(Xte)
+    for kwargs, err in [(dict(kernel="sigmoid"), ValueError), (dict(n_models=0), ValueError),
+                        (dict(C=-1.0), ValueError), (dict(w_pos=0.0), ValueError), (dict(n_pos=1.5), ValueError),
+                        (dict(n_unl="all"), TypeError), (dict(gamma="big"), ValueError),
+                        (dict(gamma=-1.0), ValueError), (dict(tol=0.0), ValueError)]:
+        with pytest.raises(err):
+            RESVMClassifier(**kwargs).fit(Xtr, s)
+    with pytest.raises(ValueError, match="s"):
+        RESVMClassifier().fit(Xtr, np.ones_like(s))
+    with pytest.raises(ValueError, match="NaN"):
+        RESVMClassifier().fit(np.full_like(Xtr, np.nan), s)
+    with pytest.raises(ValueError):
+        CWSVMClassifier(C_pos=0.0).fit(Xtr, s)
+
+
+def test_save_load_pickle(resvm, pu_data, tmp_path):
+    Xte = pu_data[3]
+    ref = resvm.decision_function(Xte)
+    resvm.save(tmp_path / "m")
+    loaded = RESVMClassifier.load(tmp_path / "m")
+    np.testing.assert_allclose(loaded.decision_function(Xte), ref)
+    again = pickle.loads(pickle.dumps(resvm))
+    np.testing.assert_allclose(again.decision_function(Xte), ref)
+    with pytest.raises(ValueError, match="features"):
+        resvm.predict(Xte[:, :1])
+
+
+def test_gridsearchcv_with_pu_scorer(pu_data):
+    Xtr, s, _, _, _ = pu_data
+    gs = GridSearchCV(RESVMClassifier(n_models=10, n_pos=20, n_unl=60, random_state=0),
+                      {"C": [0.5, 2.0]}, scoring=pu_scorer, cv=2).fit(Xtr, s)
+    assert gs.best_params_["C"] in (0.5, 2.0)
+    assert np.all(np.isfinite(gs.cv_results_["mean_test_score"]))
+
+
+def test_pu_grid_search_matches_manual_cv(pu_data):
+    """The batched protocol gives the same fold scores as fitting each fold separately (CWSVM: no randomness)."""
+    Xtr, s, _, _, _ = pu_data
+    grid = {"C_pos": [1.0, 4.0], "C_unl": [0.5]}
+    res = pu_grid_search(CWSVMClassifier(gamma=0.5), grid, Xtr, s, cv=2, random_state=3)
+    from sklearn.model_selection import StratifiedKFold
+
+    seed = int(np.asarray(jax.random.randint(jax.random.PRNGKey(3), (), 0, 2**31 - 1)))
+    folds = list(StratifiedKFold(2, shuffle=True, random_state=seed).split(Xtr, s))
+    for g, params in enumerate(res.cv_results_["params"]):
+        for f, (tr, va) in enumerate(folds):
+            est = CWSVMClassifier(gamma=0.5, **params).fit(Xtr[tr], s[tr])
+            manual = float(pu_score(s[va], est.predict(Xtr[va])))
+            assert res.cv_results_[f"split{f}_test_score"][g] == pytest.approx(manual, rel=1e-3)
+    assert res.best_estimator_.get_params()["C_pos"] == res.best_params_["C_pos"]
+    assert res.best_index_ == int(np.argmax(res.cv_results_["mean_test_score"]))
+
+
+def test_synthetic_generator():
+    X, y = make_circle_data(0, 2000, 2000)
+    pos, neg = X[y == 1], X[y == 0]
+    assert np.allclose(pos.mean(0), 0, atol=0.1) and np.allclose(pos.std(0), 1, atol=0.1)
+    r = np.linalg.norm(neg, axis=1)
+    assert abs(np.mean(r) - 4.1) < 0.2  # E|4u + e| slightly above 4
+    for setting, (cp, cu) in {"supervised": (0, 0), "pu": (0, 0.3), "semi-supervised": (0.3, 0.3)}.items():
+        Xt, s, yt = make_label_noise_setting(1, X, y, setting, n_pos=100, n_unl=200, contamination=0.3)
+        assert s.sum() == 100 and len(s) == 300
+        assert np.mean(yt[:100] == 0) == pytest.approx(cp) and np.mean(yt[100:] == 1) == pytest.approx(cu)
+    with pytest.raises(ValueError):
+        make_label_noise_setting(1, X, y, "noisy", n_pos=10, n_unl=10)
