@@ -124,7 +124,7 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
             X_eval, y_eval = jnp.asarray(X_eval), jnp.asarray(y_eval)
         keys = jax.random.split(as_key(self.random_state), n_seeds)
         Xj, sj = jnp.asarray(X), jnp.asarray(s)
-        prior_arr = np.float32(prior)
+        prior_arr = jnp.asarray(prior, Xj.dtype)
         self.n_seeds_ = n_seeds
 
         if self.callback is None and not self.verbose:

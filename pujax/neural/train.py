@@ -292,7 +292,8 @@ def _get_compiled(kind, cfg, n_epochs):
         return _cached(kind, cfg, n_epochs, lambda: jax.jit(jax.vmap(
             lambda st, X, s, p, Xe, ye: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye),
             in_axes=(0, None, None, None, None, None))))
-    if kind == "scores_many":
+    if kind == "scores_many":  # depends on the module only: share it between risks and optimiser settings
+        cfg = TrainConfig(module=cfg.module, eval_chunk=cfg.eval_chunk)
         return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(
             lambda v, X: predict_scores(cfg, v, X), in_axes=(0, None))))
     raise ValueError(kind)  # pragma: no cover
@@ -314,7 +315,8 @@ def _prepare(X, s, prior, risk, X_eval, y_eval):
             raise ValueError(f"X_eval has {X_eval.shape[1]} features but X has {X.shape[1]}.")
         y_eval = check_pu_labels(y_eval, name="y_eval", n_samples=X_eval.shape[0], require_both=False)
         X_eval, y_eval = jnp.asarray(X_eval), jnp.asarray(y_eval)
-    return jnp.asarray(X), jnp.asarray(s), float(prior), X_eval, y_eval
+    X = jnp.asarray(X)
+    return X, jnp.asarray(s), jnp.asarray(prior, X.dtype), X_eval, y_eval
 
 
 def _config_from(X, model, kwargs):

@@ -1,0 +1,285 @@
+"""Tests of pujax.neural: nnPU / uPU training of flax models (Kiryo et al. 2017; DESIGN §3.3).
+
+References: finite differences (float64), a numpy re-derivation of the nnPU step's gradient for a linear model,
+vmap vs a Python loop over seeds, uPU as nnPU with beta = inf, scikit-learn's clone / pickle, and save/load.
+Shapes are tiny and configurations are shared between tests so that few programs are compiled.
+"""
+import pickle
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from pujax.neural import MLP, NNPUClassifier, fit_many, loss_and_grad, make_config, make_model, train
+from pujax.risk import nnpu_objective, nnpu_risk, upu_risk
+
+TINY = {"hidden_sizes": (8, 8)}
+COMMON = dict(model="mlp", model_kwargs=TINY, epochs=3, batch_size=64, learning_rate=1e-2)
+
+
+def _pu_problem(seed=0, n=160, n_p=30, d=4):
+    """Case-control PU data: U = all n rows, P = n_p positives (copies); returns X, s, prior, X_test, y_test."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n + 200) < 0.4
+    X = rng.normal(size=(n + 200, d)).astype(np.float32)
+    X[y, 0] += 2.0
+    X_tr, y_tr, X_te, y_te = X[:n], y[:n], X[n:], y[n:].astype(int)
+    pos = rng.choice(np.flatnonzero(y_tr), n_p, replace=False)
+    Xpu = np.concatenate([X_tr[pos], X_tr])
+    s = np.r_[np.ones(n_p, int), np.zeros(n, int)]
+    return Xpu, s, float(y_tr.mean()), X_te, y_te
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return _pu_problem()
+
+
+# ------------------------------------------------------------------------------------------ gradients
+
+
+def test_grad_of_nnpu_risk_matches_finite_differences():
+    """jax.grad of the nnPU / uPU risk of an MLP w.r.t. its parameters equals central differences (float64)."""
+    with jax.enable_x64(True):
+        rng = np.random.default_rng(1)
+        X = jnp.asarray(rng.normal(size=(12, 3)))
+        s = jnp.asarray(np.r_[np.ones(4), np.zeros(8)].astype(np.int32))
+        module = MLP(hidden_sizes=(4,), batch_norm=False, activation="softsign")
+        params = module.init(jax.random.PRNGKey(0), X[:1])["params"]
+        params = jax.tree.map(lambda a: jnp.asarray(a, jnp.float64), params)
+        flat, unravel = jax.flatten_util.ravel_pytree(params)
+        assert flat.dtype == jnp.float64
+        for risk_fn in (nnpu_risk, upu_risk):
+            def f(theta):
+                return risk_fn(module.apply({"params": unravel(theta)}, X), s, 0.4, "sigmoid")
+
+            grad = np.asarray(jax.jit(jax.grad(f))(flat))
+            eps = 1e-6
+            steps = eps * jnp.eye(flat.size, dtype=flat.dtype)
+            f_many = jax.jit(jax.vmap(f))
+            fd = np.asarray((f_many(flat + steps) - f_many(flat - steps)) / (2 * eps))
+            np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-9)
+            assert np.abs(grad).max() > 1e-4  # not trivially zero
+
+
+def _np_sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def test_correction_step_taken_exactly_when_r_below_minus_beta():
+    """The step's gradient is grad(-gamma r) iff r < -beta, else grad(pi R_p^+ + r) (numpy re-derivation)."""
+    rng = np.random.default_rng(2)
+    Xp = rng.normal([1.0, 0.0], 0.1, size=(5, 2))
+    Xu = rng.normal([-1.0, 0.0], 0.1, size=(20, 2))
+    X = np.concatenate([Xp, Xu]).astype(np.float32)
+    s = np.r_[np.ones(5, int), np.zeros(20, int)]
+    prior, gamma = 0.5, 0.7
+    w, b = np.array([3.0, 0.5], np.float32), np.float32(0.1)
+    variables = {"params": {"out": {"kernel": jnp.asarray(w[:, None]), "bias": jnp.asarray([b])}}}
+    # numpy reference: sigmoid loss, l(g, -1) = sigmoid(g), l(g, +1) = sigmoid(-g)
+    g = X.astype(np.float64) @ w + b
+    sg = _np_sigmoid(g)
+    r = sg[s == 0].mean() - prior * sg[s == 1].mean()
+    assert r < -0.3
+    dsig = sg * (1 - sg)  # d sigmoid(g) / dg
+    Xa = np.c_[X, np.ones(len(X))]
+    grad_r = (dsig[s == 0, None] * Xa[s == 0]).mean(0) - prior * (dsig[s == 1, None] * Xa[s == 1]).mean(0)
+    grad_a = -prior * (dsig[s == 1, None] * Xa[s == 1]).mean(0)
+    for beta, expect_correct in ((-r - 0.05, True), (-r + 0.05, False), (0.0, True), (np.inf, False)):
+        cfg = make_config(model="linear", beta=beta, gamma=gamma, n_features=2)
+        grads, _, aux = loss_and_grad(cfg, variables, jnp.asarray(X), jnp.asarray(s), prior)
+        got = np.r_[np.asarray(grads["out"]["kernel"])[:, 0], np.asarray(grads["out"]["bias"])]
+        assert bool(aux["corrected"]) == expect_correct == (r < -beta)
+        np.testing.assert_allclose(float(aux["r"]), r, rtol=1e-5)
+        expected = -gamma * grad_r if expect_correct else grad_a + grad_r
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
+    # the surrogate of pujax.risk.nnpu_objective reports the nnPU risk value, not the surrogate
+    _, value = nnpu_objective(jnp.asarray(g), jnp.asarray(s), prior)
+    np.testing.assert_allclose(float(value), prior * _np_sigmoid(-g[s == 1]).mean() + max(0.0, r), rtol=1e-5)
+
+
+# ------------------------------------------------------------------------------------------ training core
+
+
+def test_fit_many_over_4_seeds_equals_4_separate_runs(problem):
+    X, s, prior, X_te, y_te = problem
+    keys = jax.random.split(jax.random.PRNGKey(3), 4)
+    many, hist = fit_many(keys, X, s, prior, X_eval=X_te, y_eval=y_te, **COMMON)
+    assert hist["risk"].shape == (4, 3) and hist["test_error"].shape == (4, 3)
+    for i in range(4):
+        one, h1 = train(keys[i], X, s, prior, X_eval=X_te, y_eval=y_te, **COMMON)
+        jax.tree.map(lambda a, b: np.testing.assert_allclose(a[i], b, rtol=1e-4, atol=2e-5), many, one)
+        np.testing.assert_allclose(hist["risk"][i], h1["risk"], rtol=1e-4, atol=1e-5)
+    # different seeds give different models
+    k0 = many["params"]["dense_0"]["kernel"]
+    assert not np.allclose(k0[0], k0[1])
+    assert set(many) == {"params", "batch_stats"}
+
+
+def test_beta_inf_gives_upu_and_estimators_learn(problem):
+    """nnPU with beta = inf is exactly uPU (never corrects); nnPU, uPU and PN linear models learn the task."""
+    X, s, prior, X_te, y_te = problem
+    kw = dict(model="linear", epochs=30, batch_size=100, learning_rate=0.05, prior=prior, random_state=0)
+    up = NNPUClassifier(risk="upu", **kw).fit(X, s)
+    inf = NNPUClassifier(risk="nnpu", beta=float("inf"), **kw).fit(X, s)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7), up.variables_, inf.variables_)
+    assert inf.history_["corrections"].sum() == 0.0
+    np.testing.assert_allclose(inf.history_["risk"], up.history_["risk"], rtol=1e-6)
+    nn = NNPUClassifier(**kw).fit(X, s)
+    assert nn.score(X_te, y_te) > 0.8 and up.score(X_te, y_te) > 0.7
+    pn = NNPUClassifier(risk="pn", **kw).fit(X_te, y_te)  # supervised on true labels
+    assert pn.score(X_te, y_te) > 0.8
+
+
+# ------------------------------------------------------------------------------------------ estimator
+
+
+@pytest.fixture(scope="module")
+def fitted(problem):
+    X, s, prior, X_te, y_te = problem
+    clf = NNPUClassifier(prior=prior, n_seeds=4, random_state=3, **COMMON)
+    clf.fit(X, s, eval_set=(X_te, y_te))
+    return clf
+
+
+def test_estimator_matches_fit_many_and_predicts(fitted, problem):
+    X, s, prior, X_te, y_te = problem
+    clf = fitted
+    assert clf.n_seeds_ == 4 and clf.n_iter_ == 3 and clf.prior_ == prior
+    assert clf.history_["test_error"].shape == (4, 3)
+    seed_scores = clf.seed_decision_function(X_te)
+    assert seed_scores.shape == (4, len(X_te))
+    np.testing.assert_allclose(clf.decision_function(X_te), seed_scores.mean(0), rtol=1e-6)
+    # each seed's variables, applied with the module, give that seed's scores
+    v1 = clf.seed_variables(1)
+    g1 = clf.module_.apply(v1, jnp.asarray(X_te, jnp.float32), train=False)
+    np.testing.assert_allclose(np.asarray(g1), seed_scores[1], rtol=1e-4, atol=1e-5)
+    # test error recorded in the compiled loop equals the error of the seed's final model
+    np.testing.assert_allclose(clf.history_["test_error"][:, -1], ((seed_scores > 0) != y_te).mean(1), atol=1e-6)
+    proba = clf.predict_proba(X_te)
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    assert np.array_equal(clf.predict(X_te), (proba[:, 1] > 0.5).astype(int))
+    assert set(np.unique(clf.predict(X_te))) <= {0, 1}
+    assert clf.score(X_te, y_te) > 0.6  # 3 epochs of a tiny net
+
+
+def test_callback_and_verbose_loop(problem, capsys):
+    X, s, prior, X_te, y_te = problem
+    seen = []
+
+    def hook(epoch, est):
+        seen.append((epoch, est.score(X_te, y_te), est.history_["risk"].shape))
+        return epoch == 1  # stop after the second epoch
+
+    clf = NNPUClassifier(prior=prior, n_seeds=4, random_state=3, callback=hook, verbose=True, **COMMON)
+    clf.fit(X, s, eval_set=(X_te, y_te))
+    assert [e for e, _, _ in seen] == [0, 1]
+    assert seen[1][2] == (4, 2) and clf.n_iter_ == 2
+
+
+def test_epoch_loop_equals_compiled_program(problem, fitted):
+    """Training one compiled epoch at a time (callback path) equals the single compiled program."""
+    X, s, prior, X_te, y_te = problem
+    clf = NNPUClassifier(prior=prior, n_seeds=4, random_state=3, callback=lambda e, est: None, **COMMON)
+    clf.fit(X, s, eval_set=(X_te, y_te))
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=2e-5), clf.variables_,
+                 fitted.variables_)
+
+
+def test_save_load_clone_pickle(fitted, problem, tmp_path):
+    _, _, _, X_te, _ = problem
+    expected = fitted.decision_function(X_te)
+    fitted.save(tmp_path / "nnpu")
+    loaded = NNPUClassifier.load(tmp_path / "nnpu")
+    np.testing.assert_allclose(loaded.decision_function(X_te), expected, rtol=1e-6)
+    assert loaded.get_params() == fitted.get_params()
+    again = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_allclose(again.decision_function(X_te), expected, rtol=1e-6)
+    c = clone(fitted)
+    assert c.get_params() == fitted.get_params() and not hasattr(c, "variables_")
+    with pytest.raises(NotFittedError):
+        c.predict(X_te)
+
+
+def test_cnn_runs_through_same_api():
+    """The all-convolutional CIFAR-10 net (narrowed) trains and predicts on tiny 8x8 RGB images on CPU."""
+    rng = np.random.default_rng(4)
+    X = rng.random((16, 8 * 8 * 3)).astype(np.float32)
+    s = np.r_[np.ones(4, int), np.zeros(12, int)]
+    clf = NNPUClassifier(model="cnn", model_kwargs={"channels": (2, 4), "hidden": 8}, epochs=1, batch_size=16,
+                         prior=0.4, random_state=0)
+    clf.fit(X, s)
+    assert clf.decision_function(X).shape == (16,) and np.all(np.isfinite(clf.decision_function(X)))
+    assert clf.module_.input_shape == (8, 8, 3)
+    # the full-size architecture: 9 convolutions (+ BatchNorm) and 3 dense layers, 32x32x3 input
+    full = make_model("cnn", n_features=3072)
+    shapes = jax.eval_shape(lambda: full.init(jax.random.PRNGKey(0), jnp.zeros((1, 3072))))
+    p = shapes["params"]
+    assert sorted(k for k in p if k.startswith("conv")) == [f"conv_{i}" for i in range(9)]
+    assert p["conv_2"]["kernel"].shape == (3, 3, 96, 96) and p["conv_8"]["kernel"].shape == (1, 1, 192, 10)
+    assert p["fc_0"]["kernel"].shape == (8 * 8 * 10, 1000) and p["out"]["kernel"].shape == (1000, 1)
+    mlp = jax.eval_shape(lambda: make_model("mlp").init(jax.random.PRNGKey(0), jnp.zeros((1, 784))))["params"]
+    assert mlp["dense_0"]["kernel"].shape == (784, 300) and "bias" not in mlp["dense_0"]
+    assert [k for k in mlp if k.startswith("dense")] == [f"dense_{i}" for i in range(4)]
+
+
+def test_user_flax_module(problem):
+    import flax.linen as nn
+
+    class Tiny(nn.Module):
+        @nn.compact
+        def __call__(self, x):  # no train flag, (n, 1) output
+            return nn.Dense(1)(nn.tanh(nn.Dense(4)(x)))
+
+    X, s, prior, X_te, y_te = problem
+    clf = NNPUClassifier(model=Tiny(), epochs=2, batch_size=100, prior=prior, random_state=0).fit(X, s)
+    assert clf.predict(X_te).shape == (len(X_te),)
+    assert clone(clf).get_params()["model"] == Tiny()
+
+
+def test_bad_input(problem):
+    X, s, prior, X_te, _ = problem
+    fast = dict(model="linear", epochs=1, prior=prior)
+    with pytest.raises(ValueError, match="risk"):
+        NNPUClassifier(risk="nnpuu", **fast).fit(X, s)
+    with pytest.raises(ValueError, match="beta"):
+        NNPUClassifier(beta=-0.1, **fast).fit(X, s)
+    with pytest.raises(ValueError, match="gamma"):
+        NNPUClassifier(gamma=0.0, **fast).fit(X, s)
+    with pytest.raises(ValueError, match="learning_rate"):
+        NNPUClassifier(learning_rate=-1.0, **fast).fit(X, s)
+    with pytest.raises(ValueError, match="epochs"):
+        NNPUClassifier(model="linear", epochs=0, prior=prior).fit(X, s)
+    with pytest.raises(TypeError, match="n_seeds"):
+        NNPUClassifier(n_seeds=2.5, **fast).fit(X, s)
+    with pytest.raises(ValueError, match="model"):
+        NNPUClassifier(model="resnet", epochs=1, prior=prior).fit(X, s)
+    with pytest.raises(ValueError, match="model_kwargs"):
+        NNPUClassifier(model="mlp", model_kwargs={"width": 3}, epochs=1, prior=prior).fit(X, s)
+    with pytest.raises(ValueError, match="input_shape"):
+        NNPUClassifier(model="cnn", model_kwargs={"input_shape": (3, 3, 3)}, epochs=1, prior=prior).fit(X, s)
+    with pytest.raises(ValueError, match="image shape"):
+        NNPUClassifier(model="cnn", epochs=1, prior=prior).fit(np.c_[X, X[:, :1]], s)
+    with pytest.raises(ValueError, match="loss"):
+        NNPUClassifier(loss="hinge2", **fast).fit(X, s)
+    with pytest.raises(ValueError, match="prior"):
+        NNPUClassifier(model="linear", epochs=1, prior=1.5).fit(X, s)
+    with pytest.raises(ValueError, match="s"):
+        NNPUClassifier(**fast).fit(X, np.where(s == 1, 2, 0))
+    with pytest.raises(ValueError, match="no labeled positive"):
+        NNPUClassifier(**fast).fit(X, np.zeros_like(s))
+    Xbad = X.copy()
+    Xbad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        NNPUClassifier(**fast).fit(Xbad, s)
+    with pytest.raises(ValueError, match="labels"):
+        NNPUClassifier(**fast).fit(X, s[:-1])
+    with pytest.raises(NotFittedError):
+        NNPUClassifier(**fast).predict(X_te)
+    with pytest.raises(ValueError, match="eval_set"):
+        NNPUClassifier(**fast).fit(X, s, eval_set=(X_te,))
+    with pytest.raises(ValueError, match="keys"):
+        fit_many(jnp.zeros((3,), jnp.uint32), X, s, prior, model="linear", epochs=1)
