@@ -146,7 +146,7 @@ def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
     return assign(C), C, n_iter
 
 
-def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6):
+def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6, X2X=None):
     """M-step: mixture weights, means and Cholesky factors of the precisions from responsibilities.
 
     Returns ``(log_weights (k,), means (k, p), prec (..))`` where ``prec`` is, per covariance type,
@@ -157,26 +157,26 @@ def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6):
     dtype = X.dtype
     n, p = X.shape
     nk = jnp.sum(resp, axis=0) + 10.0 * _eps(dtype)
-    means = (resp.T @ X) / nk[:, None]
     if covariance_type == "full":
+        means = (resp.T @ X) / nk[:, None]
         diff = X[None, :, :] - means[:, None, :]  # (k, n, p)
-        cov = jnp.einsum("nk,knd,kne->kde", resp, diff, diff) / nk[:, None, None]
+        cov = jnp.einsum("knd,kne->kde", diff * resp.T[:, :, None], diff) / nk[:, None, None]
         vv = valid[:, None] * valid[None, :]
         eye = jnp.eye(p, dtype=dtype)
         cov = cov * vv + eye * (reg_covar * valid[None, :] + (1.0 - valid)[None, :])[:, None, :]
         chol = jnp.linalg.cholesky(cov)  # lower, cov = L L^T
         inv_l = jax.vmap(lambda L: jax.scipy.linalg.solve_triangular(L, eye, lower=True))(chol)
         prec = jnp.swapaxes(inv_l, 1, 2)  # upper-triangular P = L^{-T}
-    elif covariance_type == "diag":
-        avg_x2 = (resp.T @ (X * X)) / nk[:, None]
-        var = jnp.maximum(avg_x2 - means * means, 0.0) + reg_covar
-        var = jnp.where(valid[None, :] > 0, var, 1.0)
-        prec = 1.0 / var
-    elif covariance_type == "spherical":
-        avg_x2 = (resp.T @ (X * X)) / nk[:, None]
-        n_valid = jnp.maximum(jnp.sum(valid), 1.0)
-        var_d = jnp.maximum(avg_x2 - means * means, 0.0) * valid[None, :]
-        var = jnp.sum(var_d, axis=1) / n_valid + reg_covar
+    elif covariance_type in ("diag", "spherical"):
+        # one matmul gives the weighted sums of x^2 and x (X2X = [X * X, X] when given)
+        sums = resp.T @ (X2X if X2X is not None else jnp.concatenate([X * X, X], axis=1))
+        means = sums[:, p:] / nk[:, None]
+        var_d = jnp.maximum(sums[:, :p] / nk[:, None] - means * means, 0.0)
+        if covariance_type == "diag":
+            var = jnp.where(valid[None, :] > 0, var_d + reg_covar, 1.0)
+        else:
+            n_valid = jnp.maximum(jnp.sum(valid), 1.0)
+            var = jnp.sum(var_d * valid[None, :], axis=1) / n_valid + reg_covar
         prec = 1.0 / var
     else:  # pragma: no cover - validated by callers
         raise ValueError(f"covariance_type={covariance_type!r}; choose one of {COVARIANCE_TYPES}.")
@@ -184,34 +184,35 @@ def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6):
     return log_weights, means, prec
 
 
-def _log_gauss(X, valid, means, prec, covariance_type):
+def _log_gauss(X, valid, means, prec, covariance_type, X2X=None):
     """log N(x_i | mu_k, Sigma_k) for all i, k on the valid columns: (n, k)."""
     dtype = X.dtype
+    p = X.shape[1]
     n_valid = jnp.sum(valid)
     log2pi = jnp.log(2.0 * jnp.pi).astype(dtype)
     if covariance_type == "full":
         y = jnp.einsum("nd,kde->kne", X, prec) - jnp.einsum("kd,kde->ke", means, prec)[:, None, :]
         maha = jnp.sum(y * y, axis=2).T  # (n, k)
         log_det = jnp.sum(jnp.log(jnp.diagonal(prec, axis1=1, axis2=2)), axis=1)
-    elif covariance_type == "diag":
-        maha = (
-            (X * X) @ prec.T
-            - 2.0 * (X @ (means * prec).T)
-            + jnp.sum(means * means * prec, axis=1)[None, :]
-        )
-        log_det = 0.5 * jnp.sum(jnp.log(prec) * valid[None, :], axis=1)
-    else:  # spherical
-        x_sq = jnp.sum(X * X, axis=1)
-        m_sq = jnp.sum(means * means, axis=1)
-        maha = (x_sq[:, None] - 2.0 * (X @ means.T) + m_sq[None, :]) * prec[None, :]
-        log_det = 0.5 * n_valid * jnp.log(prec)
+    else:
+        if covariance_type == "spherical":
+            prec_d = prec[:, None] * valid[None, :]
+            log_det = 0.5 * n_valid * jnp.log(prec)
+        else:
+            prec_d = prec
+            log_det = 0.5 * jnp.sum(jnp.log(prec) * valid[None, :], axis=1)
+        # sum_j (x_j - mu_j)^2 p_j = [x^2, x] @ [p; -2 mu p] + sum_j mu_j^2 p_j  (one matmul)
+        W = jnp.concatenate([prec_d, -2.0 * means * prec_d], axis=1).T  # (2p, k)
+        X2X = X2X if X2X is not None else jnp.concatenate([X * X, X], axis=1)
+        maha = X2X @ W + jnp.sum(means * means * prec_d, axis=1)[None, :]
+    del p
     return -0.5 * (n_valid * log2pi + maha) + log_det[None, :]
 
 
-def gmm_log_resp(X, valid, params, covariance_type="full"):
+def gmm_log_resp(X, valid, params, covariance_type="full", X2X=None):
     """E-step: ``(mean log-likelihood, log responsibilities (n, k))``."""
     log_weights, means, prec = params
-    wlp = _log_gauss(X, valid, means, prec, covariance_type) + log_weights[None, :]
+    wlp = _log_gauss(X, valid, means, prec, covariance_type, X2X) + log_weights[None, :]
     lpn = jax.scipy.special.logsumexp(wlp, axis=1)
     return jnp.mean(lpn), wlp - lpn[:, None]
 
@@ -223,7 +224,8 @@ def gmm_em(X, valid, resp0, covariance_type="full", max_iter=100, tol=1e-3, reg_
     log-likelihood, the number of EM iterations run and whether ``|change| < tol`` was reached.
     """
     dtype = X.dtype
-    params0 = gmm_m_step(X, valid, resp0, covariance_type, reg_covar)
+    X2X = None if covariance_type == "full" else jnp.concatenate([X * X, X], axis=1)
+    params0 = gmm_m_step(X, valid, resp0, covariance_type, reg_covar, X2X)
 
     def cond(state):
         _, _, it, conv = state
@@ -231,8 +233,8 @@ def gmm_em(X, valid, resp0, covariance_type="full", max_iter=100, tol=1e-3, reg_
 
     def body(state):
         params, lb_prev, it, _ = state
-        lb, log_resp = gmm_log_resp(X, valid, params, covariance_type)
-        params = gmm_m_step(X, valid, jnp.exp(log_resp), covariance_type, reg_covar)
+        lb, log_resp = gmm_log_resp(X, valid, params, covariance_type, X2X)
+        params = gmm_m_step(X, valid, jnp.exp(log_resp), covariance_type, reg_covar, X2X)
         return params, lb, it + 1, jnp.abs(lb - lb_prev) < tol
 
     init = (params0, jnp.asarray(-jnp.inf, dtype), jnp.asarray(0, jnp.int32), jnp.asarray(False))

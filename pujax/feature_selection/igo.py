@@ -1,0 +1,254 @@
+"""IGO / compact-GA search with a hard cost constraint (Uchikoshi & Akimoto 2025, Algorithms 2 and 3).
+
+The search keeps independent Bernoulli probabilities theta (one per feature). Every step it samples candidate masks
+m ~ p_theta, REPAIRs them to meet the cost budget (Algorithm 3), evaluates the objective of each (eq. 5, or eq. 13
+for FSCPU-MI) and moves theta towards the better candidate (eq. 11), clipped to [eps, 1 - eps] (eq. 12):
+
+    theta <- clip(theta + eta * sign(f(m_a) - f(m_b)) * (m_a - m_b), eps, 1 - eps).
+
+With ``n_candidates = lambda > 2`` the update is the rank-based IGO update theta += eta * sum_i w_i m_i with
+weights +1/mu for the best mu = lambda // 2 candidates, -1/mu for the worst mu (0 for the middle one when lambda is
+odd), tied values sharing the average of their weights; for lambda = 2 this is exactly eq. (11), sign(0) = 0
+included. The whole search is one ``lax.scan``; ``vmap`` it over keys to run several independent searches at once.
+
+REPAIR (Algorithm 3) draws bits one at a time from a categorical distribution. Drawing without replacement with
+fixed weights is equivalent to sorting Gumbel-perturbed log-weights (Gumbel-top-k), which is what this module does:
+    * drop phase: while the cost exceeds the budget, remove a selected bit l with probability prop. to
+      m_l (1 - theta_l) -- the bits are removed in Gumbel order until the cost fits;
+    * fill phase: while some unselected bit fits in the remaining budget, add bit l with probability prop. to
+      1{c_l <= remaining} (1 - m_l) theta_l. The eligible set only shrinks as the remaining budget decreases, so
+      visiting the bits in Gumbel order and adding every bit that still fits draws from exactly this sequence of
+      categorical distributions. With equal costs this is a sort and a prefix; with general costs a scan over d.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from .gmm import compact_columns, gmm_fit_predict
+from .mi import semi_jmi_score
+from .objective import objective_from_labels
+
+__all__ = [
+    "SearchConfig",
+    "repair",
+    "rank_weights",
+    "max_selectable",
+    "make_mask_objective",
+    "igo_init",
+    "igo_run",
+    "igo_search",
+]
+
+_NEG = -1e30
+
+
+class SearchConfig(NamedTuple):
+    """Static settings of the search (hashable; one compilation per distinct config)."""
+
+    n_candidates: int = 2
+    width: int = 1  # compact columns per candidate = most features that fit in the budget
+    unit_cost: bool = True
+    n_clusters: int = 10
+    covariance_type: str = "diag"
+    max_iter: int = 100
+    tol: float = 1e-3
+    reg_covar: float = 1e-6
+    kmeans_max_iter: int = 300
+    kmeans_tol: float = 1e-4
+    variant: str = "fscpu"
+    skip_duplicates: bool = True
+
+
+def max_selectable(costs, budget):
+    """Largest number of features whose total cost fits in ``budget`` (host-side helper; numpy inputs)."""
+    import numpy as np
+
+    c = np.sort(np.asarray(costs, dtype=np.float64))
+    tol = 1e-6 * max(1.0, abs(float(budget)))
+    return int(np.sum(np.cumsum(c) <= float(budget) + tol))
+
+
+def _gumbel_keys(key, logits):
+    g = jax.random.gumbel(key, logits.shape, logits.dtype)
+    return jnp.where(logits > _NEG / 2, logits + g, logits)
+
+
+def _safe_log(w):
+    return jnp.where(w > 0, jnp.log(jnp.where(w > 0, w, 1.0)), _NEG)
+
+
+def repair(key, m, theta, costs, budget, unit_cost=False):
+    """Algorithm 3 (REPAIR): make ``sum(m * costs) <= budget`` and then fill the budget as far as possible.
+
+    ``m``: 0/1 mask (d,), ``theta``: Bernoulli parameters in (0, 1), ``costs``: positive costs c_l, ``budget``: C.
+    ``unit_cost`` (static) selects the vectorised path valid when all costs are equal. Returns the repaired mask
+    with the dtype of ``m``. Jit- and vmap-able.
+    """
+    dtype = theta.dtype
+    m = jnp.asarray(m)
+    mb = m > 0
+    costs = jnp.asarray(costs, dtype)
+    budget = jnp.asarray(budget, dtype)
+    tol = 1e-6 * jnp.maximum(1.0, jnp.abs(budget))
+    k_drop, k_fill = jax.random.split(key)
+    d = theta.shape[0]
+
+    # drop phase (lines 2-6): remove selected bits in Gumbel order of log(m (1 - theta)) until the cost fits.
+    w_drop = jnp.where(mb, 1.0 - theta, 0.0)
+    key_drop = jnp.where(mb, jnp.where(w_drop > 0, _gumbel_keys(k_drop, _safe_log(w_drop)), 0.5 * _NEG), _NEG)
+    order = jnp.argsort(-key_drop)
+    c_sel = jnp.where(mb, costs, 0.0)[order]
+    total = jnp.sum(jnp.where(mb, costs, 0.0))
+    cum = jnp.concatenate([jnp.zeros((1,), dtype), jnp.cumsum(c_sel)])  # cost removed after j drops
+    n_drop = jnp.argmax(total - cum <= budget + tol)  # first j that fits (exists: j = d removes everything)
+    rank = jnp.zeros(d, jnp.int32).at[order].set(jnp.arange(d, dtype=jnp.int32))
+    mb = mb & (rank >= n_drop)
+
+    # fill phase (lines 7-13): add unselected bits in Gumbel order of log((1 - m) theta) while one fits.
+    remaining = budget - jnp.sum(jnp.where(mb, costs, 0.0))
+    w_fill = jnp.where(mb, 0.0, theta)
+    key_fill = _gumbel_keys(k_fill, _safe_log(w_fill))
+    order = jnp.argsort(-key_fill)
+    if unit_cost:
+        c0 = costs[0]
+        n_free = jnp.sum((~mb) & (w_fill > 0))
+        n_add = jnp.minimum(jnp.floor(remaining / c0 + 1e-6).astype(jnp.int32), n_free)
+        n_add = jnp.maximum(n_add, 0)
+        rank = jnp.zeros(d, jnp.int32).at[order].set(jnp.arange(d, dtype=jnp.int32))
+        mb = mb | ((rank < n_add) & (w_fill > 0))
+    else:
+        eligible = (~mb) & (w_fill > 0)
+
+        def body(rem, idx):
+            take = eligible[idx] & (costs[idx] <= rem + tol)
+            return rem - jnp.where(take, costs[idx], 0.0), take
+
+        _, takes = lax.scan(body, remaining, order)
+        added = jnp.zeros(d, bool).at[order].set(takes)
+        mb = mb | added
+    return mb.astype(m.dtype)
+
+
+def rank_weights(scores):
+    """IGO weights for ``lambda`` candidate scores (maximisation): +1/mu best, -1/mu worst, ties averaged."""
+    scores = jnp.asarray(scores)
+    lam = scores.shape[0]
+    mu = lam // 2
+    dtype = jnp.result_type(scores.dtype, float)
+    base = jnp.concatenate([
+        jnp.full((mu,), 1.0 / mu, dtype), jnp.zeros((lam - 2 * mu,), dtype), jnp.full((mu,), -1.0 / mu, dtype)
+    ])
+    cumb = jnp.concatenate([jnp.zeros((1,), dtype), jnp.cumsum(base)])
+    greater = jnp.sum(scores[None, :] > scores[:, None], axis=1)
+    equal = jnp.sum(scores[None, :] == scores[:, None], axis=1)
+    return (cumb[greater + equal] - cumb[greater]) / equal.astype(dtype)
+
+
+def make_mask_objective(X, s, config: SearchConfig):
+    """Return ``f(key, mask) -> f(phi)`` (eq. 5): masked GMM clustering then the prefix rule; 0 on a failed fit."""
+
+    def f(key, mask):
+        Xc, valid = compact_columns(X, mask, config.width)
+        labels, _, _, ok = gmm_fit_predict(
+            key, Xc, valid, n_clusters=config.n_clusters, covariance_type=config.covariance_type,
+            max_iter=config.max_iter, tol=config.tol, reg_covar=config.reg_covar,
+            kmeans_max_iter=config.kmeans_max_iter, kmeans_tol=config.kmeans_tol,
+        )
+        val = objective_from_labels(labels, s, config.n_clusters)
+        return jnp.where(ok, val, 0.0).astype(X.dtype)
+
+    return f
+
+
+def _welford_merge(stats, values):
+    """Merge a batch of values into running (count, mean, M2) statistics."""
+    n, mean, m2 = stats
+    nb = jnp.asarray(values.shape[0], mean.dtype)
+    mb = jnp.mean(values)
+    m2b = jnp.sum((values - mb) ** 2)
+    tot = n + nb
+    delta = mb - mean
+    mean = mean + delta * nb / tot
+    m2 = m2 + m2b + delta * delta * n * nb / tot
+    return tot, mean, m2
+
+
+def _std(stats):
+    n, _, m2 = stats
+    return jnp.sqrt(jnp.maximum(m2 / jnp.maximum(n, 1.0), 0.0))
+
+
+def igo_init(theta0):
+    """Search state: (theta, score-log statistics of f, score-log statistics of I) for eq. (13)."""
+    theta0 = jnp.asarray(theta0)
+    z = jnp.zeros((), theta0.dtype)
+    return theta0, (z, z, z), (z, z, z)
+
+
+@partial(jax.jit, static_argnames=("config",))
+def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: SearchConfig):
+    """Run ``len(step_keys)`` steps of Algorithm 2 from ``state`` as one ``lax.scan``.
+
+    Returns ``(state, theta_history (T, d), f_history (T, lambda))``; ``f_history`` holds the objective value of
+    each candidate (eq. 5), NaN on steps skipped because every candidate mask was identical (their update is zero,
+    so skipping the evaluation changes nothing but the cost; disable with ``skip_duplicates=False``).
+    ``mi_matrix`` is the semi-JMI pair matrix for ``variant="fscpu-mi"`` (ignored otherwise).
+    """
+    lam = config.n_candidates
+    dtype = X.dtype
+    f_mask = make_mask_objective(X, s, config)
+    use_mi = config.variant == "fscpu-mi"
+
+    def step(carry, key):
+        theta, f_stats, i_stats = carry
+        k_s, k_r, k_g = jax.random.split(key, 3)
+        m = (jax.random.uniform(k_s, (lam, theta.shape[0]), dtype) < theta[None, :]).astype(dtype)
+        m = jax.vmap(lambda k, mm: repair(k, mm, theta, costs, budget, config.unit_cost))(
+            jax.random.split(k_r, lam), m)
+        g_keys = jax.random.split(k_g, lam)
+
+        def evaluate(_):
+            return jax.vmap(f_mask)(g_keys, m), jnp.asarray(True)
+
+        def skip(_):
+            return jnp.full((lam,), jnp.nan, dtype), jnp.asarray(False)
+
+        if config.skip_duplicates:
+            same = jnp.all(m == m[:1])
+            f, done = lax.cond(same, skip, evaluate, None)
+        else:
+            f, done = evaluate(None)
+        score = jnp.where(done, f, 0.0)
+        if use_mi:
+            ival = jax.vmap(lambda mm: semi_jmi_score(mm, mi_matrix))(m).astype(dtype)
+            f_new = _welford_merge(f_stats, score)
+            i_new = _welford_merge(i_stats, ival)
+            f_stats = jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), f_new, f_stats)
+            i_stats = jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), i_new, i_stats)
+            sf, si = _std(f_stats), _std(i_stats)
+            score = (jnp.where(sf > 0, score / jnp.where(sf > 0, sf, 1.0), 0.0)
+                     + jnp.where(si > 0, ival / jnp.where(si > 0, si, 1.0), 0.0))  # eq. (13)
+            score = jnp.where(done, score, 0.0)
+        w = rank_weights(score).astype(dtype)
+        theta = jnp.clip(theta + eta * (w @ m), eps, 1.0 - eps)
+        return (theta, f_stats, i_stats), (theta, f)
+
+    state, (th_hist, f_hist) = lax.scan(step, state, step_keys)
+    return state, th_hist, f_hist
+
+
+def igo_search(key, X, s, theta0, costs, budget, eta, eps, n_steps, config: SearchConfig, mi_matrix=None):
+    """One full search (Algorithm 2) of ``n_steps`` steps from ``theta0``; vmap over ``key`` for several searches.
+
+    Returns ``(theta_final, theta_history (n_steps, d), f_history (n_steps, n_candidates))``.
+    """
+    if mi_matrix is None:
+        mi_matrix = jnp.zeros((X.shape[1], X.shape[1]), X.dtype)
+    step_keys = jax.random.split(key, n_steps)
+    state, th, fh = igo_run(step_keys, igo_init(theta0), X, s, costs, budget, eta, eps, mi_matrix, config)
+    return state[0], th, fh

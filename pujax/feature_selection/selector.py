@@ -1,0 +1,329 @@
+"""FSCPU / FSCPU-MI as a scikit-learn feature selector (Uchikoshi & Akimoto 2025).
+
+Scenario: the PU labels ``s`` mark a labeled subset D_L of the positives (1) among rows that are otherwise unlabeled
+(0); all rows, D_L U D_U, are clustered. Under the paper's cluster assumption, good features make the labeled rows
+concentrate in a few clusters, which the objective f(phi) of eq. (5) rewards; the search of Algorithm 2 (IGO /
+compact GA with the REPAIR operator of Algorithm 3) maximises it under a cost budget.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+from sklearn.feature_selection import SelectorMixin
+
+from pujax.persistence import load_estimator, save_estimator
+from pujax.progress import progress
+from pujax.validation import as_key, check_in, check_positive_int, check_X_s
+
+from .gmm import COVARIANCE_TYPES
+from .igo import SearchConfig, igo_init, igo_run, make_mask_objective, max_selectable
+from .mi import discretize, pairwise_mi
+
+__all__ = ["FSCPU", "VARIANTS"]
+
+VARIANTS = ("fscpu", "fscpu-mi")
+
+
+def _check_float(value, name, low=None, high=None, low_open=True, high_open=True, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a float; got {value!r} ({type(value).__name__}).")
+    v = float(value)
+    bad = not np.isfinite(v)
+    if low is not None:
+        bad |= v <= low if low_open else v < low
+    if high is not None:
+        bad |= v >= high if high_open else v > high
+    if bad:
+        lo = "-inf" if low is None else f"{low}"
+        hi = "inf" if high is None else f"{high}"
+        raise ValueError(f"{name}={value!r} must be a finite float in {'(' if low_open else '['}{lo}, "
+                         f"{hi}{')' if high_open else ']'}.")
+    return v
+
+
+def minmax_scale(X):
+    """Min-max normalise every column to [0, 1] (constant columns become 0), as the paper's preprocessing."""
+    X = np.asarray(X, dtype=np.float64)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    rng = np.where(hi > lo, hi - lo, 1.0)
+    return (X - lo) / rng
+
+
+class FSCPU(SelectorMixin, BaseEstimator):
+    """Feature selection under the cluster assumption in PU learning (FSCPU, Uchikoshi & Akimoto 2025).
+
+    Each candidate feature mask is scored by clustering all rows on the selected features with a K-component
+    Gaussian mixture and taking f(phi) of eq. (5): the best recall x precision of "labeled vs not" over unions of
+    clusters (prefix rule of Algorithm 1 / Prop. 4.1). Masks are searched with the IGO / compact GA of Algorithm 2
+    (Bernoulli parameters theta, two candidates per step, REPAIR of Algorithm 3 to meet the budget, eq. 11 update,
+    eq. 12 clipping); the selected features are those with the largest final theta. ``variant="fscpu-mi"`` uses
+    eq. (13): f/Std[f] + I/Std[I] with the semi-JMI mutual information I.
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+        Number of features to select, i.e. the budget C of Algorithm 2 with unit costs. A float in (0, 1) is a
+        fraction of the features; None selects half of them rounded up (the paper's real-data protocol). With
+        ``costs`` it is the total cost budget C (None: half the total cost).
+    n_clusters : int, default=10
+        Mixture components K (the paper uses 10).
+    n_iter : int, default=3000
+        Search steps T (the paper uses 3000).
+    variant : {"fscpu", "fscpu-mi"}, default="fscpu"
+        Objective: eq. (5), or eq. (13) with the semi-JMI term.
+    covariance_type : {"diag", "full", "spherical"}, default="diag"
+        Covariance of the mixture components. The paper used scikit-learn's default "full"; the default here is
+        "diag" because it is ~10-25x cheaper per EM iteration on CPU (see benchmarks/results/fscpu.md); pass
+        "full" for the paper's exact setting.
+    max_em_iter : int, default=100
+        EM iterations at most (scikit-learn's ``max_iter``); EM stops earlier when the mean log-likelihood changes by
+        less than ``tol``.
+    tol : float, default=1e-3
+        EM convergence threshold (scikit-learn's default).
+    reg_covar : float, default=1e-6
+        Added to the covariance diagonal (scikit-learn's default).
+    kmeans_max_iter : int, default=300
+        Lloyd iterations at most of the k-means initialisation (greedy k-means++ seeds; scikit-learn's KMeans
+        default; it stops when the centers move by less than 1e-4 x the mean feature variance).
+    n_candidates : int, default=2
+        Candidates per step (lambda); 2 is the paper's algorithm, more uses the rank-based IGO update.
+    n_searches : int, default=1
+        Independent searches run at once (vmapped); ``scores_`` averages their final theta.
+    learning_rate : float or None, default=None
+        eta of eq. (11); None means 1 / (2 d) (the paper).
+    clip : float or None, default=None
+        epsilon of eq. (12); None means 1 / d (the paper).
+    costs : array-like of shape (n_features,) or None, default=None
+        Feature costs c_l > 0 (None: all 1).
+    scale : {"minmax", None}, default="minmax"
+        Min-max normalise the features before the search (the paper's preprocessing).
+    mi_bins : int, default=5
+        Quantile bins per feature for the semi-JMI estimates (``variant="fscpu-mi"``).
+    skip_duplicates : bool, default=True
+        Skip the objective evaluations of a step whose candidate masks are all identical (their update is zero).
+    random_state : None, int, numpy RandomState/Generator or JAX key, default=None
+    verbose : bool, default=False
+        Show a progress bar over the search steps.
+
+    Attributes
+    ----------
+    support_ : ndarray of bool (n_features,)
+        Selected features.
+    scores_ : ndarray (n_features,)
+        Final theta (mean over the searches).
+    history_ : ndarray (n_iter + 1, n_features)
+        theta after each step (row 0 = initial theta), mean over the searches; the paper's Figure 1.
+    thetas_ : ndarray (n_searches, n_features)
+        Final theta of every search.
+    objective_history_ : ndarray (n_searches, n_iter, n_candidates)
+        f(phi) of every evaluated candidate (NaN on skipped steps).
+    objective_ : float
+        f(phi) of eq. (5) for the selected features (one more mixture fit).
+    n_features_to_select_ : int
+        Number of selected features.
+    budget_ : float
+        The cost budget C used.
+    n_features_in_ : int
+    """
+
+    def __init__(self, n_features_to_select=None, n_clusters=10, n_iter=3000, variant="fscpu", *,
+                 covariance_type="diag", max_em_iter=100, tol=1e-3, reg_covar=1e-6, kmeans_max_iter=300,
+                 n_candidates=2, n_searches=1, learning_rate=None, clip=None, costs=None, scale="minmax",
+                 mi_bins=5, skip_duplicates=True, random_state=None, verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.n_clusters = n_clusters
+        self.n_iter = n_iter
+        self.variant = variant
+        self.covariance_type = covariance_type
+        self.max_em_iter = max_em_iter
+        self.tol = tol
+        self.reg_covar = reg_covar
+        self.kmeans_max_iter = kmeans_max_iter
+        self.n_candidates = n_candidates
+        self.n_searches = n_searches
+        self.learning_rate = learning_rate
+        self.clip = clip
+        self.costs = costs
+        self.scale = scale
+        self.mi_bins = mi_bins
+        self.skip_duplicates = skip_duplicates
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ validation helpers
+    def _resolve_costs_budget(self, d):
+        if self.costs is None:
+            costs = np.ones(d)
+            unit = True
+        else:
+            costs = np.asarray(self.costs, dtype=np.float64)
+            if costs.shape != (d,):
+                raise ValueError(f"costs has shape {costs.shape}; pass one positive cost per feature ({d},).")
+            if not np.all(np.isfinite(costs)) or np.any(costs <= 0):
+                raise ValueError("costs must be finite and > 0 for every feature.")
+            unit = bool(np.all(costs == costs[0]))
+        nfs = self.n_features_to_select
+        if self.costs is None:
+            if nfs is None:
+                budget = math.ceil(d / 2)
+            elif isinstance(nfs, (bool, np.bool_)):
+                raise TypeError("n_features_to_select must be an int, a float in (0, 1) or None.")
+            elif isinstance(nfs, numbers.Integral):
+                budget = int(nfs)
+                if not 1 <= budget <= d:
+                    raise ValueError(f"n_features_to_select={nfs} must be in [1, n_features={d}].")
+            elif isinstance(nfs, numbers.Real):
+                frac = float(nfs)
+                if not 0.0 < frac < 1.0:
+                    raise ValueError(f"n_features_to_select={nfs!r}: a float must be a fraction in (0, 1); "
+                                     f"pass an int for a number of features.")
+                budget = max(1, math.ceil(frac * d))
+            else:
+                raise TypeError(f"n_features_to_select must be an int, a float in (0, 1) or None; got "
+                                f"{type(nfs).__name__}.")
+        else:
+            if nfs is None:
+                budget = float(costs.sum()) / 2.0
+            else:
+                budget = _check_float(nfs, "n_features_to_select (the cost budget with costs)", low=0.0)
+            if budget < costs.min():
+                raise ValueError(f"the budget {budget} is below the cheapest feature cost {costs.min()}; "
+                                 f"no feature can be selected.")
+        return costs, float(budget), unit
+
+    def _select(self, scores, costs, budget):
+        order = np.argsort(-scores, kind="stable")
+        support = np.zeros(scores.shape[0], dtype=bool)
+        remaining = budget
+        tol = 1e-6 * max(1.0, abs(budget))
+        for j in order:
+            if costs[j] <= remaining + tol:
+                support[j] = True
+                remaining -= costs[j]
+        return support
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, s):
+        """Search the feature mask on PU data ``X`` (n, d) with labels ``s`` (1 = labeled positive, 0 = unlabeled)."""
+        X, s = check_X_s(X, s)
+        n, d = X.shape
+        check_in(self.variant, "variant", VARIANTS)
+        check_in(self.covariance_type, "covariance_type", COVARIANCE_TYPES)
+        check_in(self.scale, "scale", ("minmax", None))
+        n_clusters = check_positive_int(self.n_clusters, "n_clusters", minimum=1)
+        if n_clusters > n:
+            raise ValueError(f"n_clusters={n_clusters} exceeds the number of samples {n}; lower n_clusters.")
+        n_iter = check_positive_int(self.n_iter, "n_iter", minimum=1)
+        max_em_iter = check_positive_int(self.max_em_iter, "max_em_iter", minimum=1)
+        km_iter = check_positive_int(self.kmeans_max_iter, "kmeans_max_iter", minimum=1)
+        lam = check_positive_int(self.n_candidates, "n_candidates", minimum=2)
+        n_searches = check_positive_int(self.n_searches, "n_searches", minimum=1)
+        mi_bins = check_positive_int(self.mi_bins, "mi_bins", minimum=2)
+        tol = _check_float(self.tol, "tol", low=0.0)
+        reg = _check_float(self.reg_covar, "reg_covar", low=0.0, low_open=False)
+        eta = _check_float(self.learning_rate, "learning_rate", low=0.0, high=1.0, high_open=False,
+                           allow_none=True)
+        eps = _check_float(self.clip, "clip", low=0.0, high=0.5, allow_none=True)
+        eta = 1.0 / (2 * d) if eta is None else eta
+        eps = 1.0 / d if eps is None else eps
+        eps = min(eps, 0.5 - 1e-6)
+        costs, budget, unit = self._resolve_costs_budget(d)
+        width = max_selectable(costs, budget)
+        key = as_key(self.random_state)
+
+        Xs = minmax_scale(X) if self.scale == "minmax" else X.astype(np.float64)
+        Xs = Xs - Xs.mean(axis=0)  # GMMs are translation equivariant; centering helps float32 moments
+        dtype = jnp.result_type(float)
+        Xj = jnp.asarray(Xs, dtype=dtype)
+        sj = jnp.asarray(s, dtype=dtype)
+        if self.variant == "fscpu-mi":
+            mi_matrix = pairwise_mi(discretize(Xj, mi_bins), sj, mi_bins).astype(dtype)
+        else:
+            mi_matrix = jnp.zeros((d, d), dtype)
+        config = SearchConfig(
+            n_candidates=lam, width=width, unit_cost=unit, n_clusters=n_clusters,
+            covariance_type=self.covariance_type, max_iter=max_em_iter, tol=tol, reg_covar=reg,
+            kmeans_max_iter=km_iter, kmeans_tol=1e-4, variant=self.variant,
+            skip_duplicates=bool(self.skip_duplicates),
+        )
+        theta0 = np.clip(np.full(d, budget / costs.sum()), eps, 1.0 - eps)
+        costs_j = jnp.asarray(costs, dtype)
+        budget_j = jnp.asarray(budget, dtype)
+        eta_j = jnp.asarray(eta, dtype)
+        eps_j = jnp.asarray(eps, dtype)
+
+        k_search, k_final = jax.random.split(key)
+        search_keys = jax.random.split(k_search, n_searches)
+        step_keys = jax.vmap(lambda k: jax.random.split(k, n_iter))(search_keys)  # (S, T, key)
+        state = jax.vmap(lambda _: igo_init(jnp.asarray(theta0, dtype)))(jnp.arange(n_searches))
+
+        def run(keys_chunk, st):
+            if n_searches == 1:
+                st1 = jax.tree_util.tree_map(lambda a: a[0], st)
+                st1, th, fh = igo_run(keys_chunk[0], st1, Xj, sj, costs_j, budget_j, eta_j, eps_j, mi_matrix,
+                                      config)
+                return jax.tree_util.tree_map(lambda a: a[None], st1), th[None], fh[None]
+            return jax.vmap(
+                lambda kc, s0: igo_run(kc, s0, Xj, sj, costs_j, budget_j, eta_j, eps_j, mi_matrix, config)
+            )(keys_chunk, st)
+
+        n_chunks = 20 if (self.verbose and n_iter >= 40) else 1
+        bounds = np.linspace(0, n_iter, n_chunks + 1).astype(int)
+        th_parts, f_parts = [], []
+        with progress(n_iter, desc="FSCPU search", verbose=self.verbose) as bar:
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                state, th, fh = run(step_keys[:, a:b], state)
+                th_parts.append(np.asarray(th))
+                f_parts.append(np.asarray(fh))
+                bar.update(int(b - a))
+        thetas = np.asarray(state[0], dtype=np.float64)  # (S, d)
+        th_hist = np.concatenate(th_parts, axis=1)  # (S, T, d)
+        f_hist = np.concatenate(f_parts, axis=1)
+
+        scores = thetas.mean(axis=0)
+        support = self._select(scores, costs, budget)
+        f_mask = make_mask_objective(Xj, sj, config)
+        objective = float(jax.jit(f_mask)(k_final, jnp.asarray(support, dtype)))
+
+        self.n_features_in_ = int(d)
+        self.scores_ = scores
+        self.thetas_ = thetas
+        self.history_ = np.concatenate([theta0[None, :], th_hist.mean(axis=0)], axis=0)
+        self.objective_history_ = f_hist
+        self.support_ = support
+        self.objective_ = objective
+        self.n_features_to_select_ = int(support.sum())
+        self.budget_ = float(budget)
+        self.learning_rate_ = float(eta)
+        self.clip_ = float(eps)
+        return self
+
+    # ------------------------------------------------------------------ selector API
+    def _get_support_mask(self):
+        if not hasattr(self, "support_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with training data first."
+            )
+        return self.support_
+
+    def save(self, path):
+        """Save the fitted selector to ``<path>.npz`` + ``<path>.json`` (plain data, loadable without pickle)."""
+        return save_estimator(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Load a selector saved with :meth:`save`."""
+        return load_estimator(path, expected_class=cls)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
