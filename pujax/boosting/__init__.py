@@ -1,0 +1,48 @@
+"""Ada-PU: boosting decision stumps from positive and unlabeled data (Zhao et al.; DESIGN §3.4)."""
+from pujax.boosting.adapu import (
+    AdaPUClassifier,
+    AdaPUModel,
+    adapu_candidates,
+    adapu_decision_function,
+    adapu_fit,
+    adapu_fit_many,
+    adapu_init,
+    adapu_rounds,
+    adapu_staged_decision_function,
+)
+from pujax.boosting.stumps import (
+    CodedFeatures,
+    coded_weight_sums,
+    draw_thresholds,
+    encode_features,
+    feature_ranges,
+    masked_weight_sums,
+    sorted_candidates,
+    sorted_prefix_sums,
+    stump_errors,
+    stump_predict,
+    threshold_bounds,
+)
+
+__all__ = [
+    "AdaPUClassifier",
+    "AdaPUModel",
+    "adapu_fit",
+    "adapu_fit_many",
+    "adapu_candidates",
+    "adapu_init",
+    "adapu_rounds",
+    "adapu_decision_function",
+    "adapu_staged_decision_function",
+    "CodedFeatures",
+    "coded_weight_sums",
+    "encode_features",
+    "draw_thresholds",
+    "feature_ranges",
+    "masked_weight_sums",
+    "sorted_candidates",
+    "sorted_prefix_sums",
+    "stump_errors",
+    "stump_predict",
+    "threshold_bounds",
+]
