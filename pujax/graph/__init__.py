@@ -1,0 +1,20 @@
+"""Graph-based PU learning: kNN similarity graphs, parametric push-relabel minimum cut and 2-HNC.
+
+- :mod:`pujax.graph.knn`: exact tiled kNN in JAX, symmetric Gaussian kNN graph in padded neighbour-list form.
+- :mod:`pujax.graph.maxflow`: synchronous push-relabel (integer capacities) for one minimum cut.
+- :mod:`pujax.graph.parametric`: :func:`parametric_min_cut` over a list of lambdas (warm-started, nested cuts).
+- :mod:`pujax.graph.hnc`: :class:`TwoHNC`, the 2-HNC classifier of Hochbaum & Nitayanont.
+"""
+from pujax.graph.knn import NeighborGraph, knn_graph, knn_search, neighbor_lists
+from pujax.graph.maxflow import min_cut
+from pujax.graph.parametric import ParametricCut, parametric_min_cut
+
+__all__ = [
+    "NeighborGraph",
+    "knn_graph",
+    "knn_search",
+    "neighbor_lists",
+    "min_cut",
+    "ParametricCut",
+    "parametric_min_cut",
+]

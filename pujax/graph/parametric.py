@@ -33,7 +33,7 @@ import numpy as np
 from jax import lax
 
 from pujax.graph.knn import neighbor_lists
-from pujax.graph.maxflow import FlowState, cold_state, discharge
+from pujax.graph.maxflow import FlowState, cold_state, discharge, pad_graph
 
 __all__ = ["parametric_min_cut", "ParametricCut", "choose_scale", "integer_capacities"]
 
@@ -71,6 +71,14 @@ def _as_pair(cap, n, name):
     return a, b
 
 
+def _round_up_size(m: int) -> int:
+    """Smallest size >= m of the form 2^k or 3 * 2^(k-1) (at least 16)."""
+    size = 16
+    while size < m:
+        size = size * 3 // 2 if (size & (size - 1)) == 0 else size * 4 // 3
+    return size
+
+
 def choose_scale(total: float, n_terms: int, int_bits: int = 31) -> float:
     """Largest power of two ``<= 2^24`` with ``(total + n_terms + 1) * scale < 2^int_bits`` (0 if none)."""
     limit = float(2**int_bits - 1)
@@ -91,7 +99,7 @@ def integer_capacities(A, B, lam, int_dtype):
 
 def _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lams, cold_every, R):
     """Solve one lane: lambdas in warm-start order, cold start at the first one (or at every one)."""
-    n = nbr.shape[0]
+    inf = nbr.shape[0]  # n + 1 rows: the last one is the inert dummy node
     int_dtype = cap.dtype
 
     def step(carry, x):
@@ -105,18 +113,19 @@ def _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lams, cold_every, R):
         ft_new = jnp.minimum(ft, ct)
         e_warm = state.e + (cs - cs_old) + (ft - ft_new)
         rt_warm = ct - ft_new
-        active_new = jnp.any((e_warm > state.e) & (state.h < n))
+        active_new = jnp.any((e_warm > state.e) & (state.h < inf))
         cut_arc = jnp.any((rt_warm == 0) & (state.rt > 0))
         warm = FlowState(state.r, rt_warm, e_warm, state.h)
         cold_s = cold_state(cap, cs, ct)
         s0 = jax.tree.map(lambda a, b: jnp.where(cold, a, b), cold_s, warm)
-        changed = cold | active_new | cut_arc
-        s1 = discharge(nbr, rev_flat, s0, R, initial_relabel=changed)
-        out = (s1.h >= n, jnp.sum(ct - s1.rt))
+        # labels stay valid under the warm update: a global relabel first is needed only for a cold start, or when
+        # a sink arc was cut but no node became active (then no round runs and the final relabel is this one)
+        s1 = discharge(nbr, rev_flat, s0, R, initial_relabel=cold | (cut_arc & ~active_new))
+        out = (s1.h[:-1] >= inf, jnp.sum(ct - s1.rt))
         return (s1, cs, ct), out
 
-    zeros_i = jnp.zeros((n,), int_dtype)
-    init = (FlowState(cap, zeros_i, zeros_i, jnp.full((n,), n, jnp.int32)), zeros_i, zeros_i)
+    zeros_i = jnp.zeros((inf,), int_dtype)
+    init = (FlowState(cap, zeros_i, zeros_i, jnp.full((inf,), inf, jnp.int32)), zeros_i, zeros_i)
     firsts = jnp.arange(lams.shape[0]) == 0
     _, (sides, values) = lax.scan(step, init, (lams, firsts))
     return sides, values
@@ -132,7 +141,7 @@ def _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, cold_every, rounds_pe
 
 
 def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, scale=None, n_lanes=1,
-                       rounds_per_relabel=16, warm_start=True) -> ParametricCut:
+                       rounds_per_relabel=8, warm_start=True) -> ParametricCut:
     """Maximal minimum-cut source sets for capacities affine in lambda, over a sorted list of lambdas.
 
     Parameters
@@ -169,7 +178,14 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
     n_lanes = int(n_lanes)
     if n_lanes < 1:
         raise ValueError(f"n_lanes={n_lanes} must be >= 1.")
-    g = neighbor_lists(i, j, w, n, merge="sum")
+    # shapes are rounded up to a few sizes (extra isolated nodes, zero-capacity slots, repeated last lambda) so that
+    # graphs of similar size reuse one compiled program
+    n_pad = _round_up_size(n + 1) - 1
+    g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=8)
+    K_pad = -(-g.nbr.shape[1] // 8) * 8
+    if K_pad > g.nbr.shape[1]:
+        g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=K_pad)
+    a_s, b_s, a_t, b_t = (np.concatenate([v, np.zeros(n_pad - n)]) for v in (a_s, b_s, a_t, b_t))
 
     # direction of the warm start: source capacities rise, sink capacities fall
     up = np.all(b_s >= 0) and np.all(b_t <= 0)
@@ -206,22 +222,24 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
             raise ValueError(f"scale={scale} overflows the integer range for capacities summing to {total:.4g}.")
     fdt = jnp.float64 if int_dtype == jnp.int64 else jnp.float32
 
-    K = g.nbr.shape[1]
-    nbr = jnp.asarray(g.nbr, jnp.int32)
-    rev_flat = jnp.asarray(g.nbr.astype(np.int64) * K + g.rev, jnp.int32)
-    cap = jnp.asarray(np.floor(g.weight * scale), int_dtype)
-    As, Bs = jnp.asarray(a_s * scale, fdt), jnp.asarray(b_s * scale, fdt)
-    At, Bt = jnp.asarray(a_t * scale, fdt), jnp.asarray(b_t * scale, fdt)
+    nbr_p, rev_flat_p, cap_p = pad_graph(g.nbr, g.rev, np.floor(g.weight * scale))
+    nbr, rev_flat = jnp.asarray(nbr_p), jnp.asarray(rev_flat_p)
+    cap = jnp.asarray(cap_p, int_dtype)
+
+    def fx(v):  # fixed-point affine coefficients, with a zero for the dummy row
+        return jnp.asarray(np.append(v * scale, 0.0), fdt)
+
+    As, Bs, At, Bt = fx(a_s), fx(b_s), fx(a_t), fx(b_t)
 
     L = lam.size
     order = np.arange(L) if ascending else np.arange(L)[::-1]
     P = max(1, min(n_lanes, L))
-    C = -(-L // P)
+    C = _round_up_size(-(-L // P))
     pos = np.concatenate([order, np.full(P * C - L, order[-1])]).reshape(P, C)
     lam_chunks = jnp.asarray(lam[pos], fdt)
     sides, values = _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, jnp.asarray(cold_every),
                            rounds_per_relabel=int(rounds_per_relabel), vmapped=P > 1)
-    sides = np.asarray(sides).reshape(P * C, n)[:L]
+    sides = np.asarray(sides).reshape(P * C, n_pad)[:L, :n]
     values = np.asarray(values).reshape(P * C)[:L]
     source_sets = np.empty((L, n), dtype=bool)
     cut_values = np.empty(L, dtype=values.dtype)
