@@ -1,0 +1,1 @@
+"""pujax benchmarks: one script per method (``python -m benchmarks.<name>``), results in ``benchmarks/results/``."""

@@ -1,0 +1,74 @@
+"""Helpers shared by the benchmark scripts: machine description, data folder, timing."""
+from __future__ import annotations
+
+import datetime
+import os
+import pathlib
+import platform
+import sys
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+
+
+def machine() -> str:
+    """CPU model, core count and JAX backend, for the header of a results table."""
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        import jax
+
+        dev = jax.devices()[0]
+        backend = f"{dev.platform} ({getattr(dev, 'device_kind', '')})"
+        jv = jax.__version__
+    except Exception:  # pragma: no cover
+        backend, jv = "unavailable", "?"
+    return f"{cpu}, {os.cpu_count()} cores, JAX {jv} on {backend}, Python {platform.python_version()}"
+
+
+def data_dir() -> pathlib.Path:
+    """The real-data folder: ``$PUJAX_DATA`` or ``../shared/data`` next to the repository."""
+    return pathlib.Path(os.environ.get("PUJAX_DATA", REPO.parent / "shared" / "data"))
+
+
+def header(title: str) -> str:
+    """Markdown header block with machine, command and date."""
+    cmd = "python " + " ".join([pathlib.Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "python"
+    today = datetime.date.today().isoformat()
+    return f"# {title}\n\n- machine: {machine()}\n- command: `{cmd}`\n- date: {today}\n"
+
+
+def select_device(device: str) -> None:
+    """Make ``--device gpu|cpu`` effective (must run before any JAX computation)."""
+    import jax
+
+    if device == "gpu":
+        try:
+            gpus = jax.devices("gpu")
+        except RuntimeError:
+            gpus = []
+        if not gpus:
+            raise SystemExit("--device gpu: no GPU visible to JAX (install jax[cuda12] on a GPU machine).")
+        jax.config.update("jax_default_device", gpus[0])
+    elif device == "cpu":
+        jax.config.update("jax_default_device", jax.devices("cpu")[0])
+    else:
+        raise SystemExit(f"--device must be cpu or gpu, not {device!r}")
+
+
+def best_time(fn, repeats: int = 3) -> float:
+    """Best wall time of ``fn()`` over ``repeats`` calls (fn must block until its result is ready)."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
