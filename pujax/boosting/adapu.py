@@ -167,7 +167,13 @@ def adapu_rounds(state, keys, X, prior, learning_rate=1.0, *, n_thresholds=1, th
     ``keys``: one PRNG key per round (used for the random thresholds).  ``candidates``: the output of the per-fit
     precomputation (computed here when ``None``); pass it when the rounds are run in several chunks.
     """
-    _check_static(n_thresholds, threshold_range, normalization)
+    if isinstance(normalization, str):
+        _check_static(n_thresholds, threshold_range, normalization)
+        per_set = normalization == "per_set"
+    else:  # a (traced) boolean: True for "per_set"; lets one compiled scan serve both rules
+        _check_static(n_thresholds, threshold_range, "total")
+        per_set = normalization
+    per_set = jnp.asarray(per_set, bool)
     X = jnp.asarray(X)
     dtype = state.weights.dtype
     X = X.astype(dtype)
@@ -192,7 +198,10 @@ def adapu_rounds(state, keys, X, prior, learning_rate=1.0, *, n_thresholds=1, th
             thr = draw_thresholds(key, fmin, fmax, lo, hi, int(n_thresholds))
             S = masked_weight_sums(X, W, thr) if coded is None else coded_weight_sums(coded, W, thr)
             cand_ok = jnp.ones(thr.shape, bool)
-        E, eps, eps_nn = stump_errors(S, totals, prior, normalization)
+        E, eps_t, nn_t = stump_errors(S, totals, prior, "total")
+        _, eps_s, nn_s = stump_errors(S, totals, prior, "per_set")
+        eps = jnp.where(per_set, eps_s, eps_t)
+        eps_nn = jnp.where(per_set, nn_s, nn_t)
         ok = cand_ok[None] & (eps < 0.5) & (eps_nn >= 0) & (eps >= 0)
         score = jnp.where(ok, E, jnp.inf).ravel()
         idx = jnp.argmin(score)
@@ -222,24 +231,37 @@ def adapu_rounds(state, keys, X, prior, learning_rate=1.0, *, n_thresholds=1, th
     return state, model
 
 
-@functools.partial(jax.jit, static_argnames=("n_estimators", "n_thresholds", "threshold_range", "normalization"))
-def adapu_fit(key, X, s, prior, learning_rate=1.0, candidates=None, *, n_estimators=100, n_thresholds=1,
-              threshold_range="paper", normalization="total"):
-    """Fit Ada-PU on ``(X, s)`` (``s``: 1 = labeled positive, 0 = unlabeled) with class prior ``prior``.
-
-    Pure and jit-compiled; ``vmap`` over ``key`` (or use :func:`adapu_fit_many`) fits several seeds at once.
-    ``candidates``: :func:`adapu_candidates` of ``X`` (computed in-jit when ``None``, which is slow on CPU for
-    large ``X`` with ``threshold_range="extended"`` or ``n_thresholds="all"`` because it sorts with XLA).
-    Returns an :class:`AdaPUModel` with ``n_estimators`` rounds.
-    """
+@functools.partial(jax.jit, static_argnames=("n_estimators", "n_thresholds", "threshold_range"))
+def _fit_jit(key, X, s, prior, learning_rate, per_set, candidates, *, n_estimators, n_thresholds, threshold_range):
     X = jnp.asarray(X)
     if not jnp.issubdtype(X.dtype, jnp.floating):
         X = X.astype(jnp.float32)
     state = adapu_init(X, s, prior)
     keys = jax.random.split(key, n_estimators)
     _, model = adapu_rounds(state, keys, X, prior, learning_rate, n_thresholds=n_thresholds,
-                            threshold_range=threshold_range, normalization=normalization, candidates=candidates)
+                            threshold_range=threshold_range, normalization=per_set, candidates=candidates)
     return model
+
+
+def adapu_fit(key, X, s, prior, learning_rate=1.0, candidates=None, *, n_estimators=100, n_thresholds=1,
+              threshold_range="paper", normalization="total"):
+    """Fit Ada-PU on ``(X, s)`` (``s``: 1 = labeled positive, 0 = unlabeled) with class prior ``prior``.
+
+    Pure and jit-compiled (``n_estimators``, ``n_thresholds`` and, without ``candidates``, ``threshold_range`` are
+    static; ``prior``, ``learning_rate`` and ``normalization`` are not, so sweeping them does not recompile);
+    ``vmap`` over ``key`` (or use :func:`adapu_fit_many`) fits several seeds at once.
+    ``candidates``: :func:`adapu_candidates` of ``X`` (computed in-jit when ``None``, which is slow on CPU for
+    large ``X`` with ``threshold_range="extended"`` or ``n_thresholds="all"`` because it sorts with XLA).
+    Returns an :class:`AdaPUModel` with ``n_estimators`` rounds.
+    """
+    _check_static(n_thresholds, threshold_range, normalization)
+    n_estimators = int(n_estimators)
+    if n_estimators < 1:
+        raise ValueError(f"n_estimators={n_estimators} must be >= 1.")
+    if candidates is not None:
+        threshold_range = "paper"  # only used to build candidates in-jit; keeps one compilation per shape
+    return _fit_jit(key, X, s, prior, learning_rate, normalization == "per_set", candidates,
+                    n_estimators=n_estimators, n_thresholds=n_thresholds, threshold_range=threshold_range)
 
 
 def adapu_fit_many(keys, X, s, prior, learning_rate=1.0, **kwargs):
@@ -267,10 +289,10 @@ def adapu_staged_decision_function(model, X):
     return jnp.cumsum(H * model.alpha.astype(H.dtype)[None, :], axis=1).T
 
 
-@functools.partial(jax.jit, static_argnames=("n_thresholds", "threshold_range", "normalization"))
-def _chunk(state, keys, X, prior, learning_rate, candidates, *, n_thresholds, threshold_range, normalization):
-    return adapu_rounds(state, keys, X, prior, learning_rate, n_thresholds=n_thresholds,
-                        threshold_range=threshold_range, normalization=normalization, candidates=candidates)
+@functools.partial(jax.jit, static_argnames=("n_thresholds",))
+def _chunk(state, keys, X, prior, learning_rate, per_set, candidates, *, n_thresholds):
+    return adapu_rounds(state, keys, X, prior, learning_rate, n_thresholds=n_thresholds, normalization=per_set,
+                        candidates=candidates)
 
 
 class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
@@ -358,8 +380,8 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
             with progress(T, desc="Ada-PU rounds", verbose=True) as bar:
                 for start in range(0, T, step):
                     chunk = keys[start:start + step]
-                    state, part = _chunk(state, chunk, Xj, prior, lr, cands, normalization=self.normalization,
-                                         **static)
+                    state, part = _chunk(state, chunk, Xj, prior, lr, self.normalization == "per_set", cands,
+                                         n_thresholds=k)
                     parts.append(part)
                     bar.update(int(chunk.shape[0]))
             model = AdaPUModel(*[jnp.concatenate(f) for f in zip(*parts)])

@@ -1,0 +1,380 @@
+"""pujax.boosting (Ada-PU) against hand computations, a brute-force numpy re-derivation of eqs. (7)-(12),
+vmap-vs-loop, scikit-learn API checks and persistence.
+
+All fits share a few tiny shapes so that the jit compilations are reused.
+"""
+import pickle
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from pujax.boosting import (
+    AdaPUClassifier,
+    adapu_candidates,
+    adapu_decision_function,
+    adapu_fit,
+    adapu_fit_many,
+    adapu_staged_decision_function,
+    coded_weight_sums,
+    encode_features,
+    masked_weight_sums,
+    sorted_candidates,
+    sorted_prefix_sums,
+    stump_errors,
+)
+
+
+# ------------------------------------------------------------------------------------------- numpy re-derivation
+def np_stump(x, theta, direction):
+    """h(x) = direction * (+1 if x > theta else -1)."""
+    return direction * np.where(x > theta, 1.0, -1.0)
+
+
+def np_exhaustive_thresholds(col):
+    """Midpoints between consecutive distinct values, plus the maximum (all rows on the <= side)."""
+    u = np.unique(col)
+    return np.r_[(u[:-1] + u[1:]) / 2, u[-1]]
+
+
+def np_adapu(X, s, prior, T, beta=1.0, normalization="total"):
+    """Ada-PU written from the paper with the weights of eq. (8) recomputed from H every round (no carry)."""
+    X = np.asarray(X, np.float64)
+    P, U = X[s == 1], X[s == 0]
+    n_p, n_u = len(P), len(U)
+    HP, HU = np.zeros(n_p), np.zeros(n_u)
+    rounds = []
+    for _ in range(T):
+        wp = prior / n_p * np.exp(-HP)  # P+ : w0 exp(-H)
+        wn = prior / n_p * np.exp(HP)  # |P-| : |w0| exp(+H)
+        wu = 1.0 / n_u * np.exp(HU)  # U- : w0 exp(+H)
+        Z = wp.sum() + wu.sum() - wn.sum()
+        if Z <= 0:
+            break
+        best = None
+        for direction in (1.0, -1.0):
+            for f in range(X.shape[1]):
+                for theta in np_exhaustive_thresholds(X[:, f]):
+                    hP, hU = np_stump(P[:, f], theta, direction), np_stump(U[:, f], theta, direction)
+                    e_p, e_u, e_n = wp[hP == -1].sum(), wu[hU == 1].sum(), wn[hP == 1].sum()
+                    E = e_p + e_u - e_n  # eq. (8)
+                    if normalization == "total":
+                        eps, nn = E / Z, (e_u - e_n) / Z
+                    else:
+                        nn = e_u / wu.sum() - prior * e_n / wn.sum()
+                        eps = prior * e_p / wp.sum() + nn
+                    if eps >= 0.5 or nn < 0 or eps < 0:
+                        continue
+                    if best is None or E < best[0]:
+                        best = (E, eps, f, theta, direction, hP, hU)
+        if best is None:
+            rounds.append((-1, 0.0, 0.0, np.zeros(len(X))))
+            continue
+        E, eps, f, theta, direction, hP, hU = best
+        eps = max(eps, np.finfo(np.float64).eps)  # a perfect stump gets a large finite weight
+        alpha = beta * 0.5 * np.log((1 - eps) / eps)  # eq. (9) times the learning rate
+        HP, HU = HP + alpha * hP, HU + alpha * hU
+        rounds.append((f, theta, alpha, np_stump(X[:, f], theta, direction)))
+    return rounds
+
+
+# ----------------------------------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def toy():
+    """40 rows x 3 features, 8 labeled positives (case-control: P copied into U as in the papers)."""
+    rng = np.random.default_rng(3)
+    n_pos = 20
+    Xp = rng.normal(1.0, 1.0, size=(n_pos, 3))
+    Xn = rng.normal(-1.0, 1.0, size=(20, 3))
+    U = np.concatenate([Xp[8:], Xn, Xp[:4]])[:32]
+    X = np.concatenate([Xp[:8], U]).astype(np.float32)
+    s = np.r_[np.ones(8), np.zeros(32)].astype(np.int32)
+    y = np.r_[np.ones(8), np.ones(12), np.zeros(20)].astype(np.int32)
+    return X, s, y, 0.4
+
+
+# ------------------------------------------------------------------------------------------ hand-checked example
+def test_two_rounds_by_hand():
+    """P = {1, 3}, U = {0, 1, 2, 3}, pi = 0.4 (derivation in the comments).
+
+    Round 1, eq. (7): w_P+ = w_P- = 0.2, w_U = 0.25, Z = 1.  The stump "h = +1 iff x > 2.5" errs on P+ {1} (0.2),
+    U {3} (0.25) and P- {3} (0.2): eq. (8) gives 0.25, the smallest admissible error; alpha = 1/2 ln 3.
+    Round 2 (eq. 12): w_P+ = (0.2 e^a, 0.2 e^-a), w_U = 0.25 (e^-a, e^-a, e^-a, e^a), w_P- = (0.2 e^-a, 0.2 e^a);
+    Z = 0.75/sqrt3 + 0.25 sqrt3 = 0.866025.  "h = +1 iff x > 0.5" errs on U {1, 2, 3} and P- {1, 3}:
+    0.721688 - 0.461880 = 0.259808 -> eps = 0.3, alpha = 1/2 ln(7/3).
+    """
+    X = np.array([[1.0], [3.0], [0.0], [1.0], [2.0], [3.0]], np.float32)
+    s = np.array([1, 1, 0, 0, 0, 0])
+    cands = adapu_candidates(X, "all")
+    m = adapu_fit(jax.random.PRNGKey(0), jnp.asarray(X), jnp.asarray(s), 0.4, 1.0, cands, n_estimators=2,
+                  n_thresholds="all")
+    np.testing.assert_array_equal(np.asarray(m.feature), [0, 0])
+    np.testing.assert_allclose(np.asarray(m.threshold), [2.5, 0.5])
+    np.testing.assert_array_equal(np.asarray(m.direction), [1.0, 1.0])
+    np.testing.assert_allclose(np.asarray(m.epsilon), [0.25, 0.3], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(m.alpha), [0.5 * np.log(3.0), 0.5 * np.log(7.0 / 3.0)], rtol=1e-5)
+    # the same two rounds from the numpy re-derivation
+    ref = np_adapu(X, s, 0.4, 2)
+    np.testing.assert_allclose([r[2] for r in ref], np.asarray(m.alpha), rtol=1e-5)
+    # decision function of the two stumps: x=0 -> -a1 - a2, x=1 -> -a1 + a2, x=3 -> a1 + a2
+    a1, a2 = 0.5 * np.log(3.0), 0.5 * np.log(7.0 / 3.0)
+    F = np.asarray(adapu_decision_function(m, jnp.asarray([[0.0], [1.0], [3.0]], jnp.float32)))
+    np.testing.assert_allclose(F, [-a1 - a2, -a1 + a2, a1 + a2], rtol=1e-5)
+
+
+def test_per_set_normalization_by_hand():
+    """Authors' error: pi e_P+/sum w_P+ + e_U/sum w_U - pi e_P-/sum w_P-; round 2 above: 0 + 5/6 - 0.4 = 0.4333."""
+    X = np.array([[1.0], [3.0], [0.0], [1.0], [2.0], [3.0]], np.float32)
+    s = np.array([1, 1, 0, 0, 0, 0])
+    m = adapu_fit(jax.random.PRNGKey(0), jnp.asarray(X), jnp.asarray(s), 0.4, 1.0, adapu_candidates(X, "all"),
+                  n_estimators=2, n_thresholds="all", normalization="per_set")
+    np.testing.assert_allclose(np.asarray(m.epsilon), [0.25, 5.0 / 6.0 - 0.4], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(m.threshold), [2.5, 0.5])
+
+
+@pytest.mark.parametrize("normalization,beta", [("total", 1.0), ("total", 0.3), ("per_set", 1.0)])
+def test_matches_numpy_rederivation(toy, normalization, beta):
+    """Exhaustive thresholds: every round equals the from-scratch numpy version (weights recomputed from H).
+
+    Under x64 the match is to ~1e-9; in float32 the stump choices are identical and alpha agrees to ~1e-2 (the PU
+    error is a difference of nearly equal masses, so float32 rounding grows over the rounds).
+    """
+    X, s, _, prior = toy
+    T = 12
+    ref = np_adapu(X, s, prior, T, beta=beta, normalization=normalization)
+    n_ref = len(ref)
+    with jax.enable_x64(True):
+        X64 = X.astype(np.float64)
+        m = adapu_fit(jax.random.PRNGKey(0), jnp.asarray(X64), jnp.asarray(s), prior, beta,
+                      adapu_candidates(X64, "all"), n_estimators=T, n_thresholds="all", normalization=normalization)
+        m = jax.tree_util.tree_map(np.asarray, m)
+    assert m.alpha.dtype == np.float64
+    assert int(np.sum(m.active)) == n_ref
+    np.testing.assert_allclose(m.alpha[:n_ref], [r[2] for r in ref], rtol=1e-9)
+    # the same stumps: identical predictions on the training rows (different features may tie, e.g. constant
+    # stumps, and are then broken by rounding)
+    h_ref = np.stack([r[3] for r in ref], axis=1)
+    h = np_stump(X[:, np.maximum(m.feature, 0)], m.threshold, m.direction) * (m.feature >= 0)
+    np.testing.assert_array_equal(h[:, :n_ref], h_ref)
+    m32 = adapu_fit(jax.random.PRNGKey(0), jnp.asarray(X), jnp.asarray(s), prior, beta, adapu_candidates(X, "all"),
+                    n_estimators=T, n_thresholds="all", normalization=normalization)
+    m32 = jax.tree_util.tree_map(np.asarray, m32)
+    h32 = np_stump(X[:, np.maximum(m32.feature, 0)], m32.threshold, m32.direction) * (m32.feature >= 0)
+    np.testing.assert_array_equal(h32[:, :n_ref], h_ref)
+    np.testing.assert_allclose(m32.alpha[:n_ref], [r[2] for r in ref], rtol=1e-2)
+
+
+def test_stops_when_mass_not_positive(toy):
+    """Authors' per-set error: the PU mass Z turns negative after two rounds on the toy problem, and boosting stops
+    at the same round as the numpy version.  (With the default "total" rule Z cannot turn negative:
+    Z_{t+1} = Z_t (e^{-a}(1 - eps) + e^{a} eps) > 0 for 0 <= eps < 1/2, the identity behind Theorem 4.1.)"""
+    X, s, _, prior = toy
+    m = adapu_fit(jax.random.PRNGKey(0), jnp.asarray(X), jnp.asarray(s), prior, 1.0, adapu_candidates(X, "all"),
+                  n_estimators=12, n_thresholds="all", normalization="per_set")
+    active = np.asarray(m.active)
+    ref = np_adapu(X, s, prior, 12, normalization="per_set")
+    assert int(active.sum()) == len(ref) == 2
+    assert np.all(np.diff(active.astype(int)) <= 0)  # once stopped, stays stopped
+    assert np.all(np.asarray(m.alpha)[~active] == 0)
+    assert np.asarray(m.mass)[2] <= 0
+    m_total = adapu_fit(jax.random.PRNGKey(0), jnp.asarray(X), jnp.asarray(s), prior, 1.0,
+                        adapu_candidates(X, "all"), n_estimators=12, n_thresholds="all")
+    assert np.all(np.asarray(m_total.active)) and np.all(np.asarray(m_total.mass) > 0)
+
+
+# ------------------------------------------------------------------------------------------------ stump scoring
+def test_eps_equals_direct_formula_random_weights():
+    """eq. (8) and eps_nn from the vectorised sums == the direct sums over rows, for random weights/thresholds."""
+    rng = np.random.default_rng(0)
+    n, d, k = 50, 4, 3
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    X[:, 2] = rng.integers(0, 3, n)  # a low-cardinality (coded) feature
+    s = (rng.random(n) < 0.3).astype(np.float32)
+    w = rng.random((n, 3)).astype(np.float32)
+    W = np.stack([s * w[:, 0], (1 - s) * w[:, 1], s * w[:, 2]], axis=1)
+    thr = (rng.normal(size=(d, k)) * 1.2).astype(np.float32)
+    thr[2] = [0.5, 1.0, -1.0]  # exactly on a value, between values, below all values
+    prior = 0.35
+    coded, m = encode_features(X)
+    np.testing.assert_array_equal(m, [len(np.unique(X[:, f])) for f in range(d)])
+    S_coded = np.asarray(jax.jit(coded_weight_sums)(coded, jnp.asarray(W), jnp.asarray(thr)))
+    S_mask = np.asarray(jax.jit(masked_weight_sums, static_argnames="block_rows")(
+        jnp.asarray(X), jnp.asarray(W), jnp.asarray(thr), block_rows=16))
+    np.testing.assert_allclose(S_coded, S_mask, rtol=1e-6)
+    totals = W.sum(0)
+    errors = jax.jit(stump_errors, static_argnames="normalization")
+    E, eps, eps_nn = (np.asarray(a) for a in errors(jnp.asarray(S_coded), jnp.asarray(totals), prior))
+    Z = totals[0] + totals[1] - totals[2]
+    for di, direction in enumerate((1.0, -1.0)):
+        for f in range(d):
+            for j in range(k):
+                h = np_stump(X[:, f], thr[f, j], direction)
+                e_p = np.sum(W[:, 0] * (h == -1))
+                e_u = np.sum(W[:, 1] * (h == 1))
+                e_n = np.sum(W[:, 2] * (h == 1))
+                np.testing.assert_allclose(E[di, f, j], e_p + e_u - e_n, rtol=1e-5, atol=1e-6)
+                np.testing.assert_allclose(eps[di, f, j], (e_p + e_u - e_n) / Z, rtol=1e-5, atol=1e-6)
+                np.testing.assert_allclose(eps_nn[di, f, j], (e_u - e_n) / Z, rtol=1e-5, atol=1e-6)
+    # per-set normalisation (authors' code)
+    _, eps2, nn2 = (np.asarray(a) for a in errors(jnp.asarray(S_coded), jnp.asarray(totals), prior,
+                                                  normalization="per_set"))
+    h = np_stump(X[:, 1], thr[1, 0], -1.0)
+    e_p, e_u, e_n = (np.sum(W[:, c] * (h == v)) for c, v in ((0, -1), (1, 1), (2, 1)))
+    ref_nn = e_u / totals[1] - prior * e_n / totals[2]
+    np.testing.assert_allclose(nn2[1, 1, 0], ref_nn, rtol=1e-5)
+    np.testing.assert_allclose(eps2[1, 1, 0], prior * e_p / totals[0] + ref_nn, rtol=1e-5)
+
+
+def test_sorted_prefix_sums_match_masks():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 5, size=(30, 3)).astype(np.float32)
+    W = rng.random((30, 3)).astype(np.float32)
+    order, thr, valid = jax.jit(sorted_candidates)(jnp.asarray(X))
+    S = np.asarray(jax.jit(sorted_prefix_sums)(order, jnp.asarray(W)))
+    thr, valid = np.asarray(thr), np.asarray(valid)
+    for f in range(3):
+        assert valid[f].sum() == len(np.unique(X[:, f]))
+        np.testing.assert_allclose(np.sort(thr[f][valid[f]]), np_exhaustive_thresholds(X[:, f]))
+        for r in np.flatnonzero(valid[f]):
+            ref = W[X[:, f] <= thr[f, r]].sum(0)
+            np.testing.assert_allclose(S[:, f, r], ref, rtol=1e-5)
+    host = adapu_candidates(X, "all")
+    np.testing.assert_allclose(np.asarray(host[1]), thr)
+    np.testing.assert_array_equal(np.asarray(host[2]), valid)
+
+
+def test_random_thresholds_in_range(toy):
+    X, s, _, prior = toy
+    m = adapu_fit(jax.random.PRNGKey(1), jnp.asarray(X), jnp.asarray(s), prior, 0.5, adapu_candidates(X),
+                  n_estimators=8)
+    f, thr = np.asarray(m.feature), np.asarray(m.threshold)
+    used = f >= 0
+    assert used.any()
+    assert np.all(thr[used] >= X.min(0)[f[used]]) and np.all(thr[used] <= X.max(0)[f[used]])
+
+
+# -------------------------------------------------------------------------------------------------- vmap / seeds
+def test_vmap_over_seeds_equals_loop(toy):
+    X, s, _, prior = toy
+    keys = jax.random.split(jax.random.PRNGKey(7), 4)
+    batched = adapu_fit_many(keys, X, s, prior, 0.5, n_estimators=8)
+    cands = adapu_candidates(X)
+    for i in range(4):
+        single = adapu_fit(keys[i], jnp.asarray(X), jnp.asarray(s), prior, 0.5, cands, n_estimators=8)
+        np.testing.assert_array_equal(np.asarray(batched.feature)[i], np.asarray(single.feature))
+        for a, b in zip(batched, single):  # batched matmuls may round differently
+            np.testing.assert_allclose(np.asarray(a)[i], np.asarray(b), rtol=1e-5, atol=1e-6)
+    # different seeds draw different thresholds
+    assert not np.allclose(np.asarray(batched.threshold)[0], np.asarray(batched.threshold)[1])
+
+
+def test_in_jit_candidates_match_host(toy):
+    X, s, _, prior = toy
+    key = jax.random.PRNGKey(2)
+    a = adapu_fit(key, jnp.asarray(X), jnp.asarray(s), prior, 0.5, adapu_candidates(X), n_estimators=8)
+    b = adapu_fit(key, jnp.asarray(X), jnp.asarray(s), prior, 0.5, None, n_estimators=8)
+    for u, v in zip(a, b):
+        np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=1e-6, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------------------------------- estimator
+def test_estimator_api(toy):
+    X, s, y, prior = toy
+    clf = AdaPUClassifier(n_estimators=8, learning_rate=0.5, prior=prior, random_state=0).fit(X, s)
+    assert clf.n_estimators_ == len(clf.features_) <= 8
+    F = clf.decision_function(X)
+    staged = list(clf.staged_decision_function(X))
+    assert len(staged) == clf.n_estimators_
+    np.testing.assert_allclose(staged[-1], F, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(clf.predict(X), (F > 0).astype(int))
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 2) and np.all((proba >= 0) & (proba <= 1))
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-2 * F.astype(np.float64))), rtol=1e-6)
+    np.testing.assert_array_equal(list(clf.staged_predict(X))[-1], clf.predict(X))
+    imp = clf.feature_importances_
+    assert imp.shape == (3,) and np.isclose(imp.sum(), 1.0) and np.all(imp >= 0)
+    ref = np.zeros(3)
+    np.add.at(ref, clf.features_[clf.features_ >= 0], clf.estimator_weights_[clf.features_ >= 0])
+    np.testing.assert_allclose(imp, ref / ref.sum(), rtol=1e-6)
+    assert clf.score(X, y) > 0.7
+    assert list(clf.classes_) == [0, 1] and clf.n_features_in_ == 3 and clf.prior_ == prior
+    # same seed, same model; the verbose (chunked) scan gives the same rounds
+    clf2 = AdaPUClassifier(n_estimators=8, learning_rate=0.5, prior=prior, random_state=0, verbose=True).fit(X, s)
+    np.testing.assert_allclose(clf2.decision_function(X), F, rtol=1e-6)
+    # labels given as bool / {-1, +1}
+    clf3 = AdaPUClassifier(n_estimators=8, learning_rate=0.5, prior=prior, random_state=0).fit(X, np.where(s, 1, -1))
+    np.testing.assert_allclose(clf3.decision_function(X), F, rtol=1e-6)
+
+
+def test_save_load_pickle_clone(toy, tmp_path):
+    X, s, _, prior = toy
+    clf = AdaPUClassifier(n_estimators=8, learning_rate=0.5, prior=prior, random_state=3).fit(X, s)
+    F = clf.decision_function(X)
+    clf.save(tmp_path / "adapu")
+    loaded = AdaPUClassifier.load(tmp_path / "adapu")
+    np.testing.assert_allclose(loaded.decision_function(X), F, rtol=1e-6)
+    np.testing.assert_allclose(loaded.feature_importances_, clf.feature_importances_)
+    assert loaded.get_params() == clf.get_params()
+    unpickled = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_allclose(unpickled.decision_function(X), F, rtol=1e-6)
+    fresh = clone(clf)
+    assert fresh.get_params() == clf.get_params()
+    assert not hasattr(fresh, "features_")
+    with pytest.raises(NotFittedError):
+        fresh.predict(X)
+    with pytest.raises(NotFittedError):
+        fresh.feature_importances_
+
+
+def test_bad_input(toy):
+    X, s, _, prior = toy
+    with pytest.raises(ValueError, match="s"):
+        AdaPUClassifier(prior=prior).fit(X, np.arange(len(X)) % 3)
+    with pytest.raises(ValueError, match="labeled positive"):
+        AdaPUClassifier(prior=prior).fit(X, np.zeros(len(X)))
+    with pytest.raises(ValueError, match="unlabeled"):
+        AdaPUClassifier(prior=prior).fit(X, np.ones(len(X)))
+    with pytest.raises(ValueError, match="prior"):
+        AdaPUClassifier(prior=1.5).fit(X, s)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        AdaPUClassifier(prior=prior).fit(Xn, s)
+    with pytest.raises(ValueError, match="labels"):
+        AdaPUClassifier(prior=prior).fit(X, s[:-1])
+    with pytest.raises(ValueError, match="n_estimators"):
+        AdaPUClassifier(prior=prior, n_estimators=0).fit(X, s)
+    with pytest.raises(TypeError, match="n_estimators"):
+        AdaPUClassifier(prior=prior, n_estimators=2.5).fit(X, s)
+    with pytest.raises(ValueError, match="learning_rate"):
+        AdaPUClassifier(prior=prior, learning_rate=0.0).fit(X, s)
+    with pytest.raises(ValueError, match="n_thresholds"):
+        AdaPUClassifier(prior=prior, n_thresholds="some").fit(X, s)
+    with pytest.raises(ValueError, match="n_thresholds"):
+        AdaPUClassifier(prior=prior, n_thresholds=0).fit(X, s)
+    with pytest.raises(ValueError, match="threshold_range"):
+        AdaPUClassifier(prior=prior, threshold_range="wide").fit(X, s)
+    with pytest.raises(ValueError, match="normalization"):
+        AdaPUClassifier(prior=prior, normalization="none").fit(X, s)
+    clf = AdaPUClassifier(prior=prior, n_estimators=8, learning_rate=0.5, random_state=0)
+    with pytest.raises(NotFittedError):
+        clf.decision_function(X)
+    clf.fit(X, s)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :2])
+    with pytest.raises(ValueError, match="threshold_range"):
+        adapu_fit(jax.random.PRNGKey(0), X, s, prior, threshold_range="wide")
+
+
+def test_staged_core_matches_cumsum(toy):
+    X, s, _, prior = toy
+    m = adapu_fit(jax.random.PRNGKey(1), jnp.asarray(X), jnp.asarray(s), prior, 0.5, adapu_candidates(X),
+                  n_estimators=8)
+    F = np.asarray(adapu_staged_decision_function(m, jnp.asarray(X)))
+    assert F.shape == (8, len(X))
+    np.testing.assert_allclose(F[-1], np.asarray(adapu_decision_function(m, jnp.asarray(X))), rtol=1e-5, atol=1e-6)
+    assert np.all(np.isfinite(F))
