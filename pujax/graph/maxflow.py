@@ -48,6 +48,7 @@ __all__ = [
 ]
 
 _BFS_BUCKETS = (128, 512, 2048, 8192)
+_SMALL_GRAPH = 2048  # up to this many rows: dense rounds and dense BFS only (smaller program, faster compile)
 
 
 class FlowState(NamedTuple):
@@ -187,8 +188,8 @@ _ROUND_MODES = ((64, 512), (256, 2048), (1024, 8192))  # (worklist rows, hash-ta
 def _run_rounds(nbr, rev_flat, state: FlowState, R):
     """Up to R push/relabel rounds: dense while many nodes are active, then worklists of 1024, 256 and 64 rows."""
     inf = nbr.shape[0]
-    modes = [m for m in _ROUND_MODES if m[0] <= inf // 4] or [(min(64, inf), 512)]
-    top = modes[-1][0]
+    modes = [m for m in _ROUND_MODES if m[0] <= inf // 8] if inf > _SMALL_GRAPH else []
+    top = modes[-1][0] if modes else 0
 
     def cond(c):
         s, it = c
@@ -197,6 +198,8 @@ def _run_rounds(nbr, rev_flat, state: FlowState, R):
     def body(c):
         s, it = c
         s, it = _dense_rounds(nbr, rev_flat, s, it, R, top)
+        if not modes:
+            return s, it
         mask = _active_mask(s)
         cw = mask.sum()
         W = jnp.nonzero(mask, size=top, fill_value=inf - 1)[0].astype(jnp.int32)
@@ -243,7 +246,7 @@ def _adaptive_relabel(nbr, state: FlowState) -> FlowState:
     zmask = (rt <= 0) & (h < inf)
     zmask = zmask.at[inf - 1].set(False)
     count = zmask.sum()
-    buckets = tuple(b for b in _BFS_BUCKETS if b < inf // 2)
+    buckets = tuple(b for b in _BFS_BUCKETS if b <= inf // 4) if inf > _SMALL_GRAPH else ()
     dist = jnp.where((rt > 0) & (h < inf), 1, inf).astype(jnp.int32)
     if buckets:
         Zall = jnp.nonzero(zmask, size=buckets[-1], fill_value=inf - 1)[0].astype(jnp.int32)
@@ -283,31 +286,30 @@ def _any_active(state: FlowState):
     return jnp.any((state.e > 0) & (state.h < inf))
 
 
-def discharge(nbr, rev_flat, state: FlowState, rounds_per_relabel: int = 8, initial_relabel=True) -> FlowState:
-    """Push/relabel until no node is active, with a global relabel every ``rounds_per_relabel`` rounds and at the
-    end, so that on return ``h`` are exact distances and ``h == INF`` marks the maximal minimum-cut source set.
+def discharge(nbr, rev_flat, state: FlowState, rounds_per_relabel: int = 8, force=True) -> FlowState:
+    """Push/relabel until no node is active: blocks of up to ``rounds_per_relabel`` rounds, each followed by a global
+    relabel, so that on return ``h`` are exact distances and ``h == INF`` marks the maximal minimum-cut source set.
 
-    ``state.h`` must be a valid labelling (e.g. all INF-free zeros followed by ``initial_relabel=True``); nodes with
-    label INF are treated as unable to reach t (true for valid labels)."""
+    ``state.h`` must be a valid labelling (all zeros is one: a cold start). ``force`` runs one block (hence one
+    global relabel) even when no node is active, e.g. after a sink arc was cut. Nodes with label INF are treated as
+    unable to reach t (true for valid labels)."""
     R = int(rounds_per_relabel)
 
-    def relabel(s):
-        return _adaptive_relabel(nbr, s)
+    def cond(c):
+        s, first = c
+        return first | _any_active(s)
 
-    if initial_relabel is True:
-        state = relabel(state)
-    elif initial_relabel is not False:
-        state = lax.cond(initial_relabel, relabel, lambda s: s, state)
+    def body(c):
+        s, _ = c
+        return _adaptive_relabel(nbr, _run_rounds(nbr, rev_flat, s, R)), jnp.bool_(False)
 
-    def outer_body(s):
-        return relabel(_run_rounds(nbr, rev_flat, s, R))
-
-    return lax.while_loop(_any_active, outer_body, state)
+    state, _ = lax.while_loop(cond, body, (state, jnp.asarray(force)))
+    return state
 
 
 def cold_state(cap, source_cap, sink_cap) -> FlowState:
-    """Zero flow on internal and sink arcs, source arcs saturated (their capacity becomes excess); labels 0
-    (a valid labelling only until the first global relabel, which :func:`discharge` runs first)."""
+    """Zero flow on internal and sink arcs, source arcs saturated (their capacity becomes excess); labels 0 (valid:
+    ``h[v] <= h[w] + 1`` holds trivially; the first global relabel makes them exact)."""
     rows = cap.shape[0]
     return FlowState(cap, sink_cap, source_cap, jnp.zeros((rows,), jnp.int32))
 
@@ -325,7 +327,7 @@ def min_cut(nbr, rev, cap, source_cap, sink_cap, rounds_per_relabel: int = 8):
     cs = jnp.concatenate([jnp.asarray(source_cap), zero])
     ct = jnp.concatenate([jnp.asarray(sink_cap), zero])
     s = _discharge_jit(jnp.asarray(nbr_p), jnp.asarray(rev_flat), cold_state(jnp.asarray(cap_p), cs, ct),
-                       int(rounds_per_relabel))
+                       int(rounds_per_relabel), True)
     return s.h[:n] >= n + 1, jnp.sum(ct - s.rt)
 
 

@@ -113,14 +113,13 @@ def _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lams, cold_every, R):
         ft_new = jnp.minimum(ft, ct)
         e_warm = state.e + (cs - cs_old) + (ft - ft_new)
         rt_warm = ct - ft_new
-        active_new = jnp.any((e_warm > state.e) & (state.h < inf))
         cut_arc = jnp.any((rt_warm == 0) & (state.rt > 0))
         warm = FlowState(state.r, rt_warm, e_warm, state.h)
         cold_s = cold_state(cap, cs, ct)
         s0 = jax.tree.map(lambda a, b: jnp.where(cold, a, b), cold_s, warm)
-        # labels stay valid under the warm update: a global relabel first is needed only for a cold start, or when
-        # a sink arc was cut but no node became active (then no round runs and the final relabel is this one)
-        s1 = discharge(nbr, rev_flat, s0, R, initial_relabel=cold | (cut_arc & ~active_new))
+        # labels stay valid under the warm update; a block of rounds + global relabel runs when a node became
+        # active, and is forced on a cold start or when a sink arc was cut (reachability of t may have changed)
+        s1 = discharge(nbr, rev_flat, s0, R, force=cold | cut_arc)
         out = (s1.h[:-1] >= inf, jnp.sum(ct - s1.rt))
         return (s1, cs, ct), out
 
@@ -141,7 +140,8 @@ def _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, cold_every, rounds_pe
 
 
 def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, scale=None, n_lanes=1,
-                       rounds_per_relabel=8, warm_start=True) -> ParametricCut:
+                       rounds_per_relabel=8, warm_start=True,
+                       min_nodes=0, min_width=8) -> ParametricCut:
     """Maximal minimum-cut source sets for capacities affine in lambda, over a sorted list of lambdas.
 
     Parameters
@@ -154,6 +154,8 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
     scale : fixed-point scale (default: chosen from the capacity sums, see the module docstring).
     n_lanes : number of contiguous lambda chunks solved in parallel with ``vmap`` (1 = no vmap).
     rounds_per_relabel : synchronous push/relabel rounds between two global relabels.
+    min_nodes, min_width : pad the network to at least this many nodes / neighbour slots (shapes are also rounded
+        up to a few sizes), so that several calls reuse one compiled program.
     warm_start : reuse the preflow along lambda (only possible for a parametric flow graph); False = cold starts.
 
     Returns
@@ -180,8 +182,11 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
         raise ValueError(f"n_lanes={n_lanes} must be >= 1.")
     # shapes are rounded up to a few sizes (extra isolated nodes, zero-capacity slots, repeated last lambda) so that
     # graphs of similar size reuse one compiled program
-    n_pad = _round_up_size(n + 1) - 1
-    g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=8)
+    ii, jj = np.asarray(i).reshape(-1), np.asarray(j).reshape(-1)
+    if ii.size and (min(ii.min(), jj.min()) < 0 or max(ii.max(), jj.max()) >= n):
+        raise ValueError(f"edge endpoints i, j must be node indices in [0, {n - 1}].")
+    n_pad = _round_up_size(max(n, int(min_nodes)) + 1) - 1
+    g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=int(min_width))
     K_pad = -(-g.nbr.shape[1] // 8) * 8
     if K_pad > g.nbr.shape[1]:
         g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=K_pad)

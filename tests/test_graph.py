@@ -1,0 +1,257 @@
+"""Tests of pujax.graph: kNN, push-relabel parametric min cut (vs scipy and brute force) and TwoHNC.
+
+All parametric cuts here use one padded shape (<= 47 nodes, 16 slots, 16 lambdas) so that they share one compiled
+program; integer weights with ``scale=1`` make the capacities exact integers for the oracles.
+"""
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+from pujax.graph import knn_search, neighbor_lists, parametric_min_cut
+from pujax.graph.hnc import TwoHNC
+
+LAMS = np.arange(16, dtype=np.float64)
+PAD = dict(min_nodes=40, min_width=16)
+
+
+def random_network(rng, n, p=0.15, wmax=9):
+    """Random undirected graph with integer weights, plus integer affine source/sink capacities."""
+    iu, ju = np.triu_indices(n, 1)
+    keep = rng.random(iu.size) < p
+    i, j = iu[keep], ju[keep]
+    w = rng.integers(1, wmax + 1, i.size).astype(float)
+    a_s = rng.integers(0, 12, n).astype(float) * (rng.random(n) < 0.5)
+    a_t = rng.integers(0, 12, n).astype(float) * (rng.random(n) < 0.5)
+    b = rng.integers(0, 4, n).astype(float)
+    return i, j, w, a_s, a_t, b
+
+
+def caps_at(a_s, b_s, a_t, b_t, lam):
+    return np.maximum(np.floor(a_s + lam * b_s), 0), np.maximum(np.floor(a_t + lam * b_t), 0)
+
+
+def scipy_cut(i, j, w, cs, ct):
+    """Flow value and maximal source set from scipy: nodes that cannot reach t in the residual graph."""
+    n = cs.size
+    s, t = n, n + 1
+    rows = np.concatenate([i, j, np.full(n, s), np.arange(n)])
+    cols = np.concatenate([j, i, np.arange(n), np.full(n, t)])
+    data = np.concatenate([w, w, cs, ct]).astype(np.int32)
+    cap = sp.csr_matrix((data, (rows, cols)), shape=(n + 2, n + 2))
+    cap.sum_duplicates()
+    res = maximum_flow(cap, s, t)
+    resid = (cap - res.flow).tocsr()
+    resid.data = (resid.data > 0).astype(np.int8)
+    resid.eliminate_zeros()
+    reach_t = breadth_first_order(resid.T.tocsr(), t, directed=True, return_predecessors=False)
+    source = np.ones(n, bool)
+    source[reach_t[reach_t < n]] = False
+    return res.flow_value, source
+
+
+def brute_force(i, j, w, cs, ct):
+    n = cs.size
+    best, sets = None, []
+    for bits in itertools.product([0, 1], repeat=n):
+        S = np.array(bits, bool)
+        val = cs[~S].sum() + ct[S].sum() + w[S[i] != S[j]].sum()
+        if best is None or val < best:
+            best, sets = val, [S]
+        elif val == best:
+            sets.append(S)
+    return best, np.any(sets, axis=0)
+
+
+@pytest.mark.parametrize("seed,direction", [(0, "sink"), (1, "source"), (2, "both"), (3, "sink")])
+def test_parametric_matches_scipy_at_every_lambda(seed, direction):
+    rng = np.random.default_rng(seed)
+    n = 30 + seed * 4
+    i, j, w, a_s, a_t, b = random_network(rng, n)
+    zero = np.zeros(n)
+    if direction == "sink":  # stage-1 like: sink capacities rise with lambda
+        src, snk = (a_s, zero), (a_t, b)
+    elif direction == "source":  # stage-2 like: source capacities rise
+        src, snk = (a_s, b), (a_t, zero)
+    else:  # source up and sink down
+        src, snk = (a_s, b), (a_t + 15 * 3, -b)
+    res = parametric_min_cut(i, j, w, src, snk, LAMS, scale=1, **PAD)
+    for q, lam in enumerate(LAMS):
+        cs, ct = caps_at(src[0], src[1], snk[0], snk[1], lam)
+        value, source = scipy_cut(i, j, w, cs, ct)
+        assert res.cut_values[q] == value
+        np.testing.assert_array_equal(res.source_sets[q], source)
+
+
+def test_brute_force_tiny_graphs():
+    rng = np.random.default_rng(5)
+    for trial in range(4):
+        n = 7
+        i, j, w, a_s, a_t, b = random_network(rng, n, p=0.5)
+        res = parametric_min_cut(i, j, w, (a_s, np.zeros(n)), (a_t, b), LAMS, scale=1, **PAD)
+        for q in (0, 3, 9, 15):
+            cs, ct = caps_at(a_s, 0 * b, a_t, b, LAMS[q])
+            value, maximal = brute_force(i, j, w, cs, ct)
+            assert res.cut_values[q] == value
+            np.testing.assert_array_equal(res.source_sets[q], maximal)
+
+
+def test_nested_and_first_change_and_warm_equals_cold():
+    rng = np.random.default_rng(11)
+    n = 40
+    i, j, w, a_s, a_t, b = random_network(rng, n, p=0.12)
+    warm = parametric_min_cut(i, j, w, (a_s, np.zeros(n)), (a_t, b), LAMS, scale=1, **PAD)
+    cold = parametric_min_cut(i, j, w, (a_s, np.zeros(n)), (a_t, b), LAMS, scale=1, warm_start=False, **PAD)
+    np.testing.assert_array_equal(warm.source_sets, cold.source_sets)
+    np.testing.assert_array_equal(warm.cut_values, cold.cut_values)
+    S = warm.source_sets
+    assert np.all(S[1:] <= S[:-1])  # sink capacities rise: source sets shrink (Lemma 3.1)
+    assert S[0].sum() > S[-1].sum()
+    first = np.where((S != S[:1]).any(0), (S != S[:1]).argmax(0), len(LAMS))
+    np.testing.assert_array_equal(warm.first_change, first)
+    # several lanes give the same answer
+    lanes = parametric_min_cut(i, j, w, (a_s, np.zeros(n)), (a_t, b), LAMS, scale=1, n_lanes=2, **PAD)
+    np.testing.assert_array_equal(lanes.source_sets, warm.source_sets)
+
+
+def test_float_capacities_fixed_point_and_isolated_nodes():
+    rng = np.random.default_rng(3)
+    n = 25
+    i, j, w, a_s, a_t, b = random_network(rng, n, p=0.1)
+    w = w * rng.random(w.size)  # real weights
+    res = parametric_min_cut(i, j, w, (a_s * 0.37, np.zeros(n)), (a_t * 0.1, b * 0.5), LAMS / 7, **PAD)
+    assert res.scale >= 2**10
+    S = res.source_sets
+    assert np.all(S[1:] <= S[:-1])
+    # isolated node 0 with only a source arc stays on the source side; with only a sink arc it goes to t
+    keep = (i != 0) & (j != 0) & (i != 1) & (j != 1)
+    a_s2, a_t2 = a_s.copy(), a_t.copy()
+    a_s2[0], a_t2[0], a_s2[1], a_t2[1] = 5.0, 0.0, 0.0, 5.0
+    res2 = parametric_min_cut(i[keep], j[keep], w[keep], (a_s2, np.zeros(n)), (a_t2, np.zeros(n)), LAMS, **PAD)
+    assert res2.source_sets[:, 0].all() and not res2.source_sets[:, 1].any()
+
+
+def test_parametric_bad_input():
+    i, j, w = np.array([0]), np.array([1]), np.array([1.0])
+    z = np.zeros(2)
+    with pytest.raises(ValueError, match="sorted"):
+        parametric_min_cut(i, j, w, (z, z), (z, z), [0.2, 0.1])
+    with pytest.raises(ValueError, match="negative"):
+        parametric_min_cut(i, j, w, (z, z), (z, -np.ones(2)), [0.0, 1.0])
+    with pytest.raises(ValueError, match="non-negative"):
+        parametric_min_cut(i, j, -w, (z, z), (z, z), [0.0])
+    with pytest.raises(ValueError, match="node indices"):
+        parametric_min_cut(np.array([0]), np.array([5]), w, (z, z), (z, z), [0.0])
+
+
+def test_neighbor_lists_reverse_slots():
+    rng = np.random.default_rng(0)
+    i, j, w, *_ = random_network(rng, 20, p=0.3)
+    g = neighbor_lists(np.concatenate([i, i[:3]]), np.concatenate([j, j[:3]]), np.concatenate([w, w[:3]]), 20)
+    used = np.arange(g.nbr.shape[1])[None, :] < g.degree[:, None]
+    v, k = np.nonzero(used)
+    u = g.nbr[v, k]
+    assert np.all(g.nbr[u, g.rev[v, k]] == v)
+    assert np.allclose(g.weight[u, g.rev[v, k]], g.weight[v, k])
+    assert np.isclose(g.weight.sum() / 2, w.sum() + w[:3].sum())  # parallel edges add up
+
+
+def test_knn_matches_brute_force_with_weights_and_duplicates():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3)).astype(np.float32)
+    X[7] = X[3]  # duplicate point
+    rho = np.array([2.0, 0.5, 0.5])
+    idx, d2 = knn_search(X, 4, feature_weights=rho, tile_size=16)
+    D = (((X[:, None, :] - X[None, :, :]) ** 2) * rho).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    ref = np.sort(D, axis=1)[:, :4]
+    np.testing.assert_allclose(np.asarray(d2), ref, atol=1e-4)
+    assert int(np.asarray(idx)[3, 0]) == 7 and float(np.asarray(d2)[3, 0]) < 1e-5
+    with pytest.raises(ValueError, match="n_neighbors"):
+        knn_search(X, 50)
+
+
+def two_blobs(seed=0):
+    rng = np.random.default_rng(seed)
+    P = rng.normal(size=(24, 2)) * 0.5 + np.array([2.0, 0.0])
+    N = rng.normal(size=(16, 2)) * 0.5 - np.array([2.0, 0.0])
+    X = np.vstack([P, N]).astype(np.float32)
+    y = np.r_[np.ones(24, int), np.zeros(16, int)]
+    s = np.zeros(40, int)
+    s[:12] = 1
+    return X, y, s
+
+
+def test_two_hnc_hand_example():
+    X, y, s = two_blobs()
+    lams = np.linspace(0, 0.5, 16)
+    m = TwoHNC(prior=0.6, n_neighbors=5, feature_weights=None, lambdas=lams, random_state=0).fit(X, s)
+    U = np.flatnonzero(s == 0)
+    # SelectNeg size (1 - pi) / pi * |L+| = 8; the earliest to join the sink are negatives
+    assert m.likely_negatives_.size == 8
+    assert set(m.ranking_.tolist()) == set(U.tolist())
+    assert np.all(y[m.likely_negatives_] == 0)
+    assert np.all(y[m.ranking_[:8]] == 0)
+    # the first-sink index is non-decreasing along the ranking
+    assert np.all(np.diff(m.first_sink_index_[m.ranking_]) >= 0)
+    assert np.all(m.transductive_labels_[s == 1] == 1)
+    np.testing.assert_array_equal(m.transductive_labels_, y)
+    assert abs(m.positive_fraction_ - 0.6) < 1e-9
+    np.testing.assert_array_equal(m.fit_predict(X, s), m.transductive_labels_)
+    # inductive prediction of fresh points from the two blobs
+    Xn = np.array([[2.0, 0.1], [-2.1, 0.0], [1.8, -0.3], [-1.7, 0.4]], np.float32)
+    np.testing.assert_array_equal(m.predict(Xn), [1, 0, 1, 0])
+    proba = m.predict_proba(Xn)
+    assert np.allclose(proba.sum(1), 1) and np.all((proba >= 0) & (proba <= 1))
+    # persistence: pickle and save/load
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m2.predict(Xn), m.predict(Xn))
+
+
+def test_two_hnc_save_load(tmp_path):
+    X, y, s = two_blobs(1)
+    m = TwoHNC(prior=0.6, n_neighbors=5, feature_weights=None, lambdas=np.linspace(0, 0.5, 16)).fit(X, s)
+    m.save(tmp_path / "hnc")
+    m2 = TwoHNC.load(tmp_path / "hnc")
+    np.testing.assert_array_equal(m2.predict(X), m.predict(X))
+    np.testing.assert_array_equal(m2.transductive_labels_, m.transductive_labels_)
+
+
+def test_two_hnc_bad_input():
+    X, y, s = two_blobs()
+    lams = np.linspace(0, 0.5, 16)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        TwoHNC(prior=0.6, n_neighbors=40, feature_weights=None, lambdas=lams).fit(X, s)
+    with pytest.raises(ValueError, match="sigma"):
+        TwoHNC(prior=0.6, sigma=-1.0, feature_weights=None, lambdas=lams).fit(X, s)
+    with pytest.raises(ValueError, match="feature_weights"):
+        TwoHNC(prior=0.6, feature_weights=np.ones(5), lambdas=lams).fit(X, s)
+    with pytest.raises(ValueError, match="lambdas"):
+        TwoHNC(prior=0.6, feature_weights=None, lambdas=[0.3, 0.1]).fit(X, s)
+    with pytest.raises(ValueError, match="prior"):
+        TwoHNC(prior=1.5, feature_weights=None).fit(X, s)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        TwoHNC(prior=0.6, feature_weights=None).fit(Xn, s)
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        TwoHNC(prior=0.6).predict(X)
+    m = TwoHNC(prior=0.6, n_neighbors=5, feature_weights=None, lambdas=lams).fit(X, s)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(X[:, :1])
+
+
+def test_two_hnc_duplicate_points():
+    X, y, s = two_blobs(2)
+    X = np.vstack([X, X[:10]])  # exact duplicates (distance 0, weight 1)
+    y = np.r_[y, y[:10]]
+    s = np.r_[s, np.zeros(10, int)]
+    m = TwoHNC(prior=float(y.mean()), n_neighbors=5, feature_weights=None, lambdas=np.linspace(0, 0.5, 16),
+               random_state=0).fit(X, s)
+    U = s == 0
+    assert (m.transductive_labels_[U] == y[U]).mean() >= 0.9
