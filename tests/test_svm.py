@@ -123,6 +123,10 @@ def test_eq5_hand_examples():
     d = np.asarray(ensemble_decision(psi))
     np.testing.assert_allclose(v, [0.75, 0.0, 1.0, 0.625])
     np.testing.assert_allclose(d, [0.75, -3.75, 4.75, 0.625])
+    from pujax.svm.estimators import _eq5_np, _vote_np  # host twins used at predict time
+
+    np.testing.assert_allclose(_vote_np(np.asarray(psi)), v)
+    np.testing.assert_allclose(_eq5_np(np.asarray(psi)), d, rtol=1e-6)
 
 
 @pytest.fixture(scope="module")

@@ -54,6 +54,21 @@ def ensemble_decision(psi):
     return jnp.where(v <= 0.0, total, jnp.where(v >= 1.0, 1.0 + total, v))
 
 
+def _vote_np(psi):
+    """Host (numpy) twin of :func:`vote_fraction`, used at predict time to avoid a compile per row count."""
+    psi = np.asarray(psi)
+    B = psi.shape[-1]
+    return (B + np.sum(np.sign(psi), axis=-1)) / (2.0 * B)
+
+
+def _eq5_np(psi):
+    """Host (numpy) twin of :func:`ensemble_decision` (eq. 5)."""
+    psi = np.asarray(psi)
+    v = _vote_np(psi)
+    total = np.sum(psi, axis=-1)
+    return np.where(v <= 0.0, total, np.where(v >= 1.0, 1.0 + total, v))
+
+
 def _bucket(n: int) -> int:
     """Round a size up so that nearby sizes share one compiled program (padding is masked out)."""
     n = max(int(n), 1)
@@ -259,22 +274,22 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Ranking value of eq. 5 (vote fraction, extended by the summed base decisions when unanimous)."""
-        return np.asarray(ensemble_decision(jnp.asarray(self.base_decision_function(X))))
+        return _eq5_np(self.base_decision_function(X))
 
     def predict_proba(self, X):
         """Columns (P(y=0), P(y=1)) with P(y=1) = the fraction of positive votes v(x) of eq. 4."""
-        v = np.asarray(vote_fraction(jnp.asarray(self.base_decision_function(X))))
+        v = _vote_np(self.base_decision_function(X))
         return np.stack([1.0 - v, v], axis=1)
 
     def predict(self, X):
         """Majority vote: 1 where more than half of the base models vote positive (eq. 6 with T = 0.5)."""
-        v = np.asarray(vote_fraction(jnp.asarray(self.base_decision_function(X))))
+        v = _vote_np(self.base_decision_function(X))
         return (v > 0.5).astype(np.int64)
 
     @staticmethod
     def _predict_from_psi(psi):
         """Labels from base decision values (n, B) -- used by the batched model selection."""
-        return (np.asarray(vote_fraction(jnp.asarray(psi))) > 0.5).astype(np.int64)
+        return (_vote_np(psi) > 0.5).astype(np.int64)
 
 
 def _sample(key, rows, size, n_models):
