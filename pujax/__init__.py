@@ -1,8 +1,69 @@
 """pujax: positive-unlabeled (PU) learning in JAX.
 
-Submodules: ``pujax.risk`` (losses, uPU/nnPU risks, closed-form node risks), ``pujax.metrics``,
+Estimators (scikit-learn API, ``fit(X, s)`` with ``s`` = 1 for labeled positives, 0 for unlabeled):
+
+* trees (Wilton et al. 2022): :class:`PUExtraTreesClassifier`, :class:`PURandomForestClassifier`,
+  :class:`PUDecisionTreeClassifier` and the baselines :class:`NaivePUET`, :class:`PUBaggingET`,
+  :class:`SupervisedET` -- ``pujax.trees``;
+* boosting (Zhao et al.): :class:`AdaPUClassifier` -- ``pujax.boosting``;
+* SVM ensembles (Claesen et al. 2015): :class:`RESVMClassifier`, :class:`BaggingSVMClassifier`,
+  :class:`CWSVMClassifier` -- ``pujax.svm``;
+* graph cuts (Hochbaum & Nitayanont): :class:`TwoHNC` -- ``pujax.graph``;
+* neural uPU / nnPU (Kiryo et al. 2017): :class:`NNPUClassifier` -- ``pujax.neural``;
+* feature selection (Uchikoshi & Akimoto 2025): :class:`FSCPU` -- ``pujax.feature_selection``;
+* class-prior estimation: :func:`estimate_prior` -- ``pujax.prior``.
+
+Building blocks: ``pujax.risk`` (losses, uPU/nnPU risks, closed-form node risks), ``pujax.metrics``,
 ``pujax.data`` (PU splits), ``pujax.datasets`` (real-data loaders), ``pujax.validation``.
+Submodules and estimators are imported lazily, so ``import pujax`` stays fast.
 """
+from __future__ import annotations
+
+import importlib
+
 __version__ = "0.1.0"
 
-from pujax import risk, validation  # noqa: E402,F401
+_SUBMODULES = (
+    "risk", "metrics", "data", "datasets", "validation", "base", "persistence", "progress", "prior",
+    "trees", "boosting", "svm", "graph", "neural", "feature_selection",
+)
+
+_ESTIMATORS = {
+    "PUDecisionTreeClassifier": "trees",
+    "PUExtraTreesClassifier": "trees",
+    "PURandomForestClassifier": "trees",
+    "NaivePUET": "trees",
+    "PUBaggingET": "trees",
+    "SupervisedET": "trees",
+    "AdaPUClassifier": "boosting",
+    "CWSVMClassifier": "svm",
+    "BaggingSVMClassifier": "svm",
+    "RESVMClassifier": "svm",
+    "TwoHNC": "graph",
+    "NNPUClassifier": "neural",
+    "FSCPU": "feature_selection",
+    "estimate_prior": "prior",
+    "PriorEstimate": "prior",
+    "make_case_control": "data",
+    "make_censoring": "data",
+    "contaminate": "data",
+    "load": "datasets",
+}
+
+__all__ = sorted(_SUBMODULES + tuple(_ESTIMATORS))
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"pujax.{name}")
+        globals()[name] = module
+        return module
+    if name in _ESTIMATORS:
+        value = getattr(importlib.import_module(f"pujax.{_ESTIMATORS[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pujax' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__
