@@ -72,16 +72,15 @@ Confidence intervals (``interval``) are percentile bootstraps computed in JAX wi
 BBE resamples held-out P and U scores (the threshold is re-selected in every resample), Elkan–Noto resamples rows of
 the held-out scores, TIcE resamples rows and re-evaluates the bound on the best subsets found by the tree search.
 The classifier / tree search is not refitted per resample, so the interval reflects the hold-out sampling
-variability, not the bias of an imperfect classifier. BBE also offers ``interval="dkw"``: its DKW upper bound
-:math:`\min_z (\hat q_u + \epsilon_u)/(\hat q_p - \epsilon_p)` (valid at level :math:`1-\delta` for any classifier)
-with the lower bound :math:`(\hat q_u(\hat z) - \epsilon_u)/(\hat q_p(\hat z) + \epsilon_p)`, which is valid only
-when the selected top bin holds no negatives (the paper's top-bin assumption).
+variability, not the bias of an imperfect classifier; it is widened, if needed, to contain the point estimate.
+BBE also offers ``interval="dkw"``: its DKW upper bound
+:math:`\min_z (\hat q_u + \epsilon_u)/(\hat q_p - \epsilon_p)` (valid at level :math:`1-\delta` for any
+classifier) with the lower bound :math:`(\hat q_u(\hat z) - \epsilon_u)/(\hat q_p(\hat z) + \epsilon_p)`, which is
+valid only when the selected top bin holds no negatives (the paper's top-bin assumption).
 """
 from __future__ import annotations
 
-import dataclasses
 import heapq
-import math
 import numbers
 import time
 from dataclasses import dataclass, field
@@ -677,9 +676,9 @@ def _tice_bootstrap(key, info, s, n_bootstrap, min_size):
 # Cross-fitted P-vs-U scores
 # ----------------------------------------------------------------------------------------------------------------
 def _seed_from(random_state):
+    key = as_key(random_state)  # validates (TypeError / ValueError naming random_state)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, (bool, np.bool_)):
         return int(random_state)
-    key = as_key(random_state)
     return int(jax.random.randint(key, (), 0, 2**31 - 1))
 
 
