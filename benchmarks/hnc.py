@@ -173,7 +173,9 @@ def speed_part(quick, lines, device):
     lams = default_lambdas()
     zero = np.zeros(n)
     stage1 = ((net["a_s"], zero), (zero, net["d"]))
+    t0 = time.perf_counter()
     res1 = parametric_min_cut(net["i"], net["j"], net["w"], *stage1, lams)
+    lines["compile_note"] = f"first call (compile + sweep): {time.perf_counter() - t0:.1f} s"
     # stage 2 with LN = the (1 - pi)/pi |L+| earliest to join the sink in stage 1
     n_ln = int(round((1 - net["prior"]) / net["prior"] * net["n_lab"]))
     fs = np.where(~res1.source_sets[0], 0, res1.first_change)
@@ -195,23 +197,24 @@ def speed_part(quick, lines, device):
     ratios = []
     for name, (src, snk) in (("stage 1 (HNC-)", stage1), ("stage 2 (HNC+)", stage2)):
         t = time.perf_counter()
-        parametric_min_cut(net["i"], net["j"], net["w"], src, snk, lams)
-        first = time.perf_counter() - t
+        first_res = parametric_min_cut(net["i"], net["j"], net["w"], src, snk, lams)
+        first = time.perf_counter() - t  # includes compilation only for the first stage (same shapes after)
         best_ours, best_sc, equal = np.inf, np.inf, True
         for rep in range(1 if quick else 2):
             sub = lams[::5] if quick else lams
-            ts, vals = scipy_sweep(net, src, snk, sub, res1.scale)
+            ts, vals = scipy_sweep(net, src, snk, sub, first_res.scale)
             ts *= lams.size / sub.size
             t = time.perf_counter()
             r = parametric_min_cut(net["i"], net["j"], net["w"], src, snk, lams)
             to = time.perf_counter() - t
-            equal &= bool(np.array_equal(r.cut_values[:: (5 if quick else 1)], vals)) and r.scale == res1.scale
+            equal &= bool(np.array_equal(r.cut_values[:: (5 if quick else 1)], vals))
             best_ours, best_sc = min(best_ours, to), min(best_sc, ts)
             print(f"{name}: scipy {ts:.2f}s pujax {to:.2f}s", flush=True)
         ratios.append(best_ours / best_sc)
         out.append(f"| {name} | {best_sc:.2f}{' (every 5th lambda x 5)' if quick else ''} | {best_ours:.2f} | "
                    f"{best_ours / best_sc:.2f} | {max(first - best_ours, 0):.1f} | {equal} |")
     out.append("")
+    out.append(f"pujax {lines['compile_note']}; later calls with the same shapes reuse the compiled program.")
     out.append(f"Target ratio <= 0.5: stage 1 {'met' if ratios[0] <= 0.5 else 'NOT met'} ({ratios[0]:.2f}), "
                f"stage 2 {'met' if ratios[1] <= 0.5 else 'NOT met'} ({ratios[1]:.2f}).")
     lines["speed"] = "\n".join(out)
