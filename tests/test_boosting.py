@@ -20,6 +20,7 @@ from pujax.boosting import (
     adapu_fit_many,
     adapu_staged_decision_function,
     coded_weight_sums,
+    deduplicate,
     encode_features,
     masked_weight_sums,
     sorted_candidates,
@@ -378,3 +379,26 @@ def test_staged_core_matches_cumsum(toy):
     assert F.shape == (8, len(X))
     np.testing.assert_allclose(F[-1], np.asarray(adapu_decision_function(m, jnp.asarray(X))), rtol=1e-5, atol=1e-6)
     assert np.all(np.isfinite(F))
+
+
+def test_duplicates_equal_sample_weight(toy):
+    """Repeating rows == weighting them by their multiplicity (the estimator merges repeats before fitting)."""
+    X, s, _, prior = toy
+    X2 = np.concatenate([X, X[8:20], X[:3]])
+    s2 = np.concatenate([s, s[8:20], s[:3]])
+    Xu, su, wu = deduplicate(X2, s2)
+    np.testing.assert_array_equal(Xu, X)
+    np.testing.assert_array_equal(su, s)
+    np.testing.assert_array_equal(wu, np.r_[2, 2, 2, np.ones(5), 2 * np.ones(12), np.ones(20)])
+    w = np.ones(len(X))
+    w[8:20] += 1
+    w[:3] += 1
+    a = AdaPUClassifier(n_estimators=8, learning_rate=0.5, prior=prior, random_state=0).fit(X2, s2)
+    b = AdaPUClassifier(n_estimators=8, learning_rate=0.5, prior=prior, random_state=0).fit(X, s, sample_weight=w)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-5, atol=1e-6)
+    c = AdaPUClassifier(n_estimators=8, learning_rate=0.5, prior=prior, random_state=0).fit(X, s)
+    assert not np.allclose(c.decision_function(X), b.decision_function(X))
+    with pytest.raises(ValueError, match="sample_weight"):
+        AdaPUClassifier(prior=prior).fit(X, s, sample_weight=-w)
+    with pytest.raises(ValueError, match="sample_weight"):
+        AdaPUClassifier(prior=prior).fit(X, s, sample_weight=w[:-1])

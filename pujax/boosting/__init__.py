@@ -9,6 +9,7 @@ from pujax.boosting.adapu import (
     adapu_init,
     adapu_rounds,
     adapu_staged_decision_function,
+    deduplicate,
 )
 from pujax.boosting.stumps import (
     CodedFeatures,
@@ -34,6 +35,7 @@ __all__ = [
     "adapu_rounds",
     "adapu_decision_function",
     "adapu_staged_decision_function",
+    "deduplicate",
     "CodedFeatures",
     "coded_weight_sums",
     "encode_features",
