@@ -70,12 +70,8 @@ def compact_columns(X, mask, width):
     return Xc, valid.astype(X.dtype)
 
 
-def _sq_dists(X, C, x_sq=None):
-    """Squared Euclidean distances between the rows of X (n x p) and C (k x p), clipped at 0."""
-    if x_sq is None:
-        x_sq = jnp.sum(X * X, axis=1)
-    c_sq = jnp.sum(C * C, axis=1)
-    return jnp.maximum(x_sq[:, None] - 2.0 * (X @ C.T) + c_sq[None, :], 0.0)
+# Internally rows are on the last axis ("transposed" layout, (features, n) and (k, n)): on XLA:CPU the products
+# (k x p) @ (p x n) and (k x n) @ (n x p) are several times faster than (n x p) @ (p x k) for small k.
 
 
 def kmeans_plusplus(key, X, n_clusters, n_local_trials=None):
@@ -86,11 +82,12 @@ def kmeans_plusplus(key, X, n_clusters, n_local_trials=None):
     n = X.shape[0]
     if n_local_trials is None:
         n_local_trials = 2 + int(math.log(n_clusters))
+    XT = X.T
     x_sq = jnp.sum(X * X, axis=1)
     key, sub = jax.random.split(key)
     first = jax.random.randint(sub, (), 0, n)
     centers = jnp.zeros((n_clusters, X.shape[1]), X.dtype).at[0].set(X[first])
-    closest = jnp.maximum(x_sq - 2.0 * (X @ X[first]) + x_sq[first], 0.0)
+    closest = jnp.maximum(x_sq - 2.0 * (X[first] @ XT) + x_sq[first], 0.0)
 
     def body(c, carry):
         centers, closest, key = carry
@@ -100,7 +97,7 @@ def kmeans_plusplus(key, X, n_clusters, n_local_trials=None):
         r = jax.random.uniform(sub, (n_local_trials,), X.dtype) * pot
         cand = jnp.clip(jnp.searchsorted(cum, r), 0, n - 1)
         cx = X[cand]  # (trials, p)
-        d_cand = jnp.maximum(x_sq[None, :] - 2.0 * (cx @ X.T) + x_sq[cand][:, None], 0.0)
+        d_cand = jnp.maximum(x_sq[None, :] - 2.0 * (cx @ XT) + x_sq[cand][:, None], 0.0)
         d_new = jnp.minimum(closest[None, :], d_cand)
         best = jnp.argmin(jnp.sum(d_new, axis=1))
         centers = centers.at[c].set(cx[best])
@@ -118,14 +115,15 @@ def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
     previous center.
     """
     dtype = X.dtype
-    n = X.shape[0]
     n_valid = jnp.maximum(jnp.sum(valid), 1.0)
     tol_abs = tol * jnp.sum(jnp.var(X, axis=0)) / n_valid
-    x_sq = jnp.sum(X * X, axis=1)
+    XT = X.T
     centers0 = kmeans_plusplus(key, X, n_clusters)
+    ks = jnp.arange(n_clusters)[:, None]
 
-    def assign(C):
-        return jnp.argmin(_sq_dists(X, C, x_sq), axis=1)
+    def assign(C):  # argmin_k ||x - c_k||^2 = argmin_k (||c_k||^2 - 2 c_k . x)
+        dist = jnp.sum(C * C, axis=1)[:, None] - 2.0 * (C @ XT)  # (k, n)
+        return jnp.argmin(dist, axis=0)
 
     def cond(state):
         _, shift, it = state
@@ -133,43 +131,44 @@ def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
 
     def body(state):
         C, _, it = state
-        onehot = jax.nn.one_hot(assign(C), n_clusters, dtype=dtype)
-        counts = jnp.sum(onehot, axis=0)
-        sums = onehot.T @ X
+        onehot_t = (assign(C)[None, :] == ks).astype(dtype)  # (k, n)
+        counts = jnp.sum(onehot_t, axis=1)
+        sums = onehot_t @ X
         C_new = jnp.where(counts[:, None] > 0, sums / jnp.maximum(counts, 1.0)[:, None], C)
         shift = jnp.sum((C_new - C) ** 2)
         return C_new, shift, it + 1
 
     init = (centers0, jnp.asarray(jnp.inf, dtype), jnp.asarray(0, jnp.int32))
     C, _, n_iter = lax.while_loop(cond, body, init)
-    del n
     return assign(C), C, n_iter
 
 
-def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6, X2X=None):
-    """M-step: mixture weights, means and Cholesky factors of the precisions from responsibilities.
+def _data(X, covariance_type):
+    """Per-fit constants: (X, X^T) for full covariances, ([X^2, X], [X^2, X]^T) otherwise."""
+    if covariance_type != "full":
+        X = jnp.concatenate([X * X, X], axis=1)
+    return X, X.T
 
-    Returns ``(log_weights (k,), means (k, p), prec (..))`` where ``prec`` is, per covariance type,
-    ``full``: ``(k, p, p)`` upper-triangular ``P`` with ``P P^T`` = precision (scikit-learn's ``precisions_cholesky_``),
-    ``diag``: ``(k, p)`` precisions, ``spherical``: ``(k,)`` precisions. Padding columns (``valid = 0``) get unit
-    variance so that they add nothing to the log-density of the zero data they hold.
-    """
-    dtype = X.dtype
-    n, p = X.shape
-    nk = jnp.sum(resp, axis=0) + 10.0 * _eps(dtype)
+
+def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
+    """M-step on responsibilities in (k, n) layout."""
+    D, DT = data
+    dtype = D.dtype
+    n = D.shape[0]
+    p = valid.shape[0]
+    nk = jnp.sum(resp_t, axis=1) + 10.0 * _eps(dtype)
     if covariance_type == "full":
-        means = (resp.T @ X) / nk[:, None]
-        diff = X[None, :, :] - means[:, None, :]  # (k, n, p)
-        cov = jnp.einsum("knd,kne->kde", diff * resp.T[:, :, None], diff) / nk[:, None, None]
+        means = (resp_t @ D) / nk[:, None]
+        diff_t = DT[None, :, :] - means[:, :, None]  # (k, p, n)
+        cov = jnp.einsum("kdn,ken->kde", diff_t * resp_t[:, None, :], diff_t) / nk[:, None, None]
         vv = valid[:, None] * valid[None, :]
         eye = jnp.eye(p, dtype=dtype)
         cov = cov * vv + eye * (reg_covar * valid[None, :] + (1.0 - valid)[None, :])[:, None, :]
         chol = jnp.linalg.cholesky(cov)  # lower, cov = L L^T
         inv_l = jax.vmap(lambda L: jax.scipy.linalg.solve_triangular(L, eye, lower=True))(chol)
-        prec = jnp.swapaxes(inv_l, 1, 2)  # upper-triangular P = L^{-T}
+        prec = jnp.swapaxes(inv_l, 1, 2)  # upper-triangular P = L^{-T}, P P^T = cov^{-1}
     elif covariance_type in ("diag", "spherical"):
-        # one matmul gives the weighted sums of x^2 and x (X2X = [X * X, X] when given)
-        sums = resp.T @ (X2X if X2X is not None else jnp.concatenate([X * X, X], axis=1))
+        sums = resp_t @ D  # weighted sums of [x^2, x]: one matmul
         means = sums[:, p:] / nk[:, None]
         var_d = jnp.maximum(sums[:, :p] / nk[:, None] - means * means, 0.0)
         if covariance_type == "diag":
@@ -180,19 +179,19 @@ def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6, X2X=None)
         prec = 1.0 / var
     else:  # pragma: no cover - validated by callers
         raise ValueError(f"covariance_type={covariance_type!r}; choose one of {COVARIANCE_TYPES}.")
-    log_weights = jnp.log(nk / n)
-    return log_weights, means, prec
+    return jnp.log(nk / n), means, prec
 
 
-def _log_gauss(X, valid, means, prec, covariance_type, X2X=None):
-    """log N(x_i | mu_k, Sigma_k) for all i, k on the valid columns: (n, k)."""
-    dtype = X.dtype
-    p = X.shape[1]
+def _log_gauss_t(data, valid, means, prec, covariance_type):
+    """log N(x_i | mu_k, Sigma_k) on the valid columns, (k, n) layout."""
+    D, DT = data
+    dtype = D.dtype
     n_valid = jnp.sum(valid)
     log2pi = jnp.log(2.0 * jnp.pi).astype(dtype)
     if covariance_type == "full":
-        y = jnp.einsum("nd,kde->kne", X, prec) - jnp.einsum("kd,kde->ke", means, prec)[:, None, :]
-        maha = jnp.sum(y * y, axis=2).T  # (n, k)
+        # y = P^T (x - mu) per component (scikit-learn: (X - mu) @ P)
+        y = jnp.einsum("kde,dn->ken", prec, DT) - jnp.einsum("kde,kd->ke", prec, means)[:, :, None]
+        maha = jnp.sum(y * y, axis=1)  # (k, n)
         log_det = jnp.sum(jnp.log(jnp.diagonal(prec, axis1=1, axis2=2)), axis=1)
     else:
         if covariance_type == "spherical":
@@ -201,20 +200,38 @@ def _log_gauss(X, valid, means, prec, covariance_type, X2X=None):
         else:
             prec_d = prec
             log_det = 0.5 * jnp.sum(jnp.log(prec) * valid[None, :], axis=1)
-        # sum_j (x_j - mu_j)^2 p_j = [x^2, x] @ [p; -2 mu p] + sum_j mu_j^2 p_j  (one matmul)
-        W = jnp.concatenate([prec_d, -2.0 * means * prec_d], axis=1).T  # (2p, k)
-        X2X = X2X if X2X is not None else jnp.concatenate([X * X, X], axis=1)
-        maha = X2X @ W + jnp.sum(means * means * prec_d, axis=1)[None, :]
-    del p
-    return -0.5 * (n_valid * log2pi + maha) + log_det[None, :]
+        # sum_j (x_j - mu_j)^2 p_j = [p, -2 mu p] . [x^2, x] + sum_j mu_j^2 p_j  (one matmul)
+        W = jnp.concatenate([prec_d, -2.0 * means * prec_d], axis=1)  # (k, 2p)
+        maha = W @ DT + jnp.sum(means * means * prec_d, axis=1)[:, None]
+    return -0.5 * (n_valid * log2pi + maha) + log_det[:, None]
 
 
-def gmm_log_resp(X, valid, params, covariance_type="full", X2X=None):
-    """E-step: ``(mean log-likelihood, log responsibilities (n, k))``."""
+def _e_step_t(data, valid, params, covariance_type):
+    """E-step, (k, n) layout: (mean log-likelihood, responsibilities, weighted log-densities)."""
     log_weights, means, prec = params
-    wlp = _log_gauss(X, valid, means, prec, covariance_type, X2X) + log_weights[None, :]
-    lpn = jax.scipy.special.logsumexp(wlp, axis=1)
-    return jnp.mean(lpn), wlp - lpn[:, None]
+    wlp = _log_gauss_t(data, valid, means, prec, covariance_type) + log_weights[:, None]
+    top = lax.stop_gradient(jnp.max(wlp, axis=0))
+    e = jnp.exp(wlp - top[None, :])
+    tot = jnp.sum(e, axis=0)
+    lpn = top + jnp.log(tot)  # log-sum-exp over components
+    return jnp.mean(lpn), e / tot[None, :], wlp
+
+
+def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6):
+    """M-step: mixture log-weights, means and precision factors from responsibilities ``resp`` (n, k).
+
+    Returns ``(log_weights (k,), means (k, p), prec)`` where ``prec`` is, per covariance type,
+    ``full``: ``(k, p, p)`` upper-triangular ``P`` with ``P P^T`` = precision (scikit-learn's ``precisions_cholesky_``),
+    ``diag``: ``(k, p)`` precisions, ``spherical``: ``(k,)`` precisions. Padding columns (``valid = 0``) get unit
+    variance (identity rows/columns for ``full``), so they add nothing to the log-density of the zero data they hold.
+    """
+    return _m_step_t(_data(X, covariance_type), valid, resp.T, covariance_type, reg_covar)
+
+
+def gmm_log_resp(X, valid, params, covariance_type="full"):
+    """E-step: ``(mean log-likelihood, log responsibilities (n, k))``."""
+    lb, _, wlp_t = _e_step_t(_data(X, covariance_type), valid, params, covariance_type)
+    return lb, (wlp_t - jax.scipy.special.logsumexp(wlp_t, axis=0)[None, :]).T
 
 
 def gmm_em(X, valid, resp0, covariance_type="full", max_iter=100, tol=1e-3, reg_covar=1e-6):
@@ -223,9 +240,13 @@ def gmm_em(X, valid, resp0, covariance_type="full", max_iter=100, tol=1e-3, reg_
     Returns ``(params, lower_bound, n_iter, converged)``: parameters after the last M-step, the last mean
     log-likelihood, the number of EM iterations run and whether ``|change| < tol`` was reached.
     """
-    dtype = X.dtype
-    X2X = None if covariance_type == "full" else jnp.concatenate([X * X, X], axis=1)
-    params0 = gmm_m_step(X, valid, resp0, covariance_type, reg_covar, X2X)
+    data = _data(X, covariance_type)
+    return _em_t(data, valid, resp0.T, covariance_type, max_iter, tol, reg_covar)
+
+
+def _em_t(data, valid, resp0_t, covariance_type, max_iter, tol, reg_covar):
+    dtype = data[0].dtype
+    params0 = _m_step_t(data, valid, resp0_t, covariance_type, reg_covar)
 
     def cond(state):
         _, _, it, conv = state
@@ -233,8 +254,8 @@ def gmm_em(X, valid, resp0, covariance_type="full", max_iter=100, tol=1e-3, reg_
 
     def body(state):
         params, lb_prev, it, _ = state
-        lb, log_resp = gmm_log_resp(X, valid, params, covariance_type, X2X)
-        params = gmm_m_step(X, valid, jnp.exp(log_resp), covariance_type, reg_covar, X2X)
+        lb, resp_t, _ = _e_step_t(data, valid, params, covariance_type)
+        params = _m_step_t(data, valid, resp_t, covariance_type, reg_covar)
         return params, lb, it + 1, jnp.abs(lb - lb_prev) < tol
 
     init = (params0, jnp.asarray(-jnp.inf, dtype), jnp.asarray(0, jnp.int32), jnp.asarray(False))
@@ -252,11 +273,12 @@ def gmm_fit_predict(key, X, valid, n_clusters=10, covariance_type="full", max_it
     treat such a fit as the worst objective value. ``vmap`` over ``key`` and/or ``(X, valid)``.
     """
     labels0, _, _ = kmeans(key, X, valid, n_clusters, kmeans_max_iter, kmeans_tol)
-    resp0 = jax.nn.one_hot(labels0, n_clusters, dtype=X.dtype)
-    params, lb, n_iter, _ = gmm_em(X, valid, resp0, covariance_type, max_iter, tol, reg_covar)
-    _, log_resp = gmm_log_resp(X, valid, params, covariance_type)
-    labels = jnp.argmax(log_resp, axis=1).astype(jnp.int32)
-    ok = jnp.isfinite(lb) & jnp.all(jnp.isfinite(log_resp))
+    resp0_t = (labels0[None, :] == jnp.arange(n_clusters)[:, None]).astype(X.dtype)
+    data = _data(X, covariance_type)
+    params, lb, n_iter, _ = _em_t(data, valid, resp0_t, covariance_type, max_iter, tol, reg_covar)
+    lb_final, _, wlp_t = _e_step_t(data, valid, params, covariance_type)
+    labels = jnp.argmax(wlp_t, axis=0).astype(jnp.int32)
+    ok = jnp.isfinite(lb) & jnp.isfinite(lb_final)
     return labels, lb, n_iter, ok
 
 

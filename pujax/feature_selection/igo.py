@@ -144,8 +144,13 @@ def rank_weights(scores):
         jnp.full((mu,), 1.0 / mu, dtype), jnp.zeros((lam - 2 * mu,), dtype), jnp.full((mu,), -1.0 / mu, dtype)
     ])
     cumb = jnp.concatenate([jnp.zeros((1,), dtype), jnp.cumsum(base)])
-    greater = jnp.sum(scores[None, :] > scores[:, None], axis=1)
-    equal = jnp.sum(scores[None, :] == scores[:, None], axis=1)
+    # materialise the scores once (a fused recomputation could round s_i differently on the two sides of a
+    # comparison) and count each candidate's own tie by construction, so `equal` is always >= 1
+    scores = lax.optimization_barrier(scores)
+    other = ~jnp.eye(lam, dtype=bool)
+    greater = jnp.sum(other & (scores[None, :] > scores[:, None]), axis=1)
+    equal = 1 + jnp.sum(other & (scores[None, :] == scores[:, None]), axis=1)
+    greater = jnp.minimum(greater, lam - equal)
     return (cumb[greater + equal] - cumb[greater]) / equal.astype(dtype)
 
 

@@ -22,7 +22,7 @@ from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_positive_int, check_X_s
 
 from .gmm import COVARIANCE_TYPES
-from .igo import SearchConfig, igo_init, igo_run, make_mask_objective, max_selectable
+from .igo import SearchConfig, igo_init, igo_run, max_selectable
 from .mi import discretize, pairwise_mi
 
 __all__ = ["FSCPU", "VARIANTS"]
@@ -125,8 +125,6 @@ class FSCPU(SelectorMixin, BaseEstimator):
         Final theta of every search.
     objective_history_ : ndarray (n_searches, n_iter, n_candidates)
         f(phi) of every evaluated candidate (NaN on skipped steps).
-    objective_ : float
-        f(phi) of eq. (5) for the selected features (one more mixture fit).
     n_features_to_select_ : int
         Number of selected features.
     budget_ : float
@@ -260,8 +258,7 @@ class FSCPU(SelectorMixin, BaseEstimator):
         eta_j = jnp.asarray(eta, dtype)
         eps_j = jnp.asarray(eps, dtype)
 
-        k_search, k_final = jax.random.split(key)
-        search_keys = jax.random.split(k_search, n_searches)
+        search_keys = jax.random.split(key, n_searches)
         step_keys = jax.vmap(lambda k: jax.random.split(k, n_iter))(search_keys)  # (S, T, key)
         state = jax.vmap(lambda _: igo_init(jnp.asarray(theta0, dtype)))(jnp.arange(n_searches))
 
@@ -290,8 +287,6 @@ class FSCPU(SelectorMixin, BaseEstimator):
 
         scores = thetas.mean(axis=0)
         support = self._select(scores, costs, budget)
-        f_mask = make_mask_objective(Xj, sj, config)
-        objective = float(jax.jit(f_mask)(k_final, jnp.asarray(support, dtype)))
 
         self.n_features_in_ = int(d)
         self.scores_ = scores
@@ -299,7 +294,6 @@ class FSCPU(SelectorMixin, BaseEstimator):
         self.history_ = np.concatenate([theta0[None, :], th_hist.mean(axis=0)], axis=0)
         self.objective_history_ = f_hist
         self.support_ = support
-        self.objective_ = objective
         self.n_features_to_select_ = int(support.sum())
         self.budget_ = float(budget)
         self.learning_rate_ = float(eta)
