@@ -30,7 +30,7 @@ except ImportError:  # run as a script: python benchmarks/prior.py
     from benchmarks._common import RESULTS, data_dir, header, select_device
 
 METHODS = ("bbe", "elkan_noto", "tice")
-REAL = ("mushroom", "spambase", "mnist", "unsw_nb15", "covtype_sample")
+REAL = ("mushroom", "spambase", "covtype_sample", "mnist", "unsw_nb15")
 
 
 def _synthetic(scenario, pi, seed):
@@ -110,7 +110,8 @@ def main(argv=None):
     names = args.datasets.split(",") if args.datasets else (REAL[:2] if args.quick else REAL)
     ddir = data_dir()
 
-    lines = [header("Class-prior estimation (pujax.prior, issue 9)"), ""]
+    lines = [header("Class-prior estimation (pujax.prior, issue 9)"),
+             "- run from the repository root as `python -m benchmarks.prior` (same as `python benchmarks/prior.py`)", ""]
     lines.append("Machine shared with ~8 other agents: times are wall-clock of one call, noisy, classifier fits "
                  "included (default classifier: HistGradientBoosting, after PCA(50) for MNIST's 784 columns; "
                  "2-fold cross-fitting; 200 bootstrap resamples).\n")
@@ -146,8 +147,13 @@ def main(argv=None):
                 if res is not None:
                     puet[name] = res
                     print(f"  PU ET {name}: {res}", flush=True)
+        _write(lines, syn_rows, real_rows, puet, methods, names, args)
 
-    # ---- tables
+    _write(lines, syn_rows, real_rows, puet, methods, names, args, final=True)
+
+
+def _write(header_lines, syn_rows, real_rows, puet, methods, names, args, final=False):
+    lines = list(header_lines)
     lines.append("## Synthetic Gaussians (target: positive fraction of the unlabeled rows)\n")
     lines.append("| scenario | pi | target | " + " | ".join(f"{m} est (interval) | {m} abs err" for m in methods)
                  + " |")
@@ -205,12 +211,17 @@ def main(argv=None):
                  "at absolute errors of a few hundredths on binarized MNIST/CIFAR and UCI sets; Bekker & Davis "
                  "(2018) report TIcE errors of the same order on UCI data. Their protocols (sizes, classifiers, "
                  "label frequencies) differ from the one above, so the numbers are context, not a reproduction.\n")
+    if not final:
+        lines.append("**Partial run: the benchmark was still running when this file was written.**\n")
     text = "\n".join(lines) + "\n"
-    print(text)
+    if final:
+        print(text)
     if not args.no_write:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "prior.md").write_text(text)
-        print(f"wrote {RESULTS / 'prior.md'}  ({datetime.datetime.now():%H:%M})")
+        print(f"wrote {RESULTS / 'prior.md'}  ({datetime.datetime.now():%H:%M})", flush=True)
+
+
 
 
 if __name__ == "__main__":
