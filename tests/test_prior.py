@@ -99,11 +99,12 @@ def test_elkan_noto_and_tice_recover_prior(scenario):
 
 def test_estimates_are_reproducible_and_seeded():
     X, s, _ = case_control(2, 0.5)
-    a = estimate_prior(X, s, random_state=3)
-    b = estimate_prior(X, s, random_state=3)
+    lr = LogisticRegression()
+    a = estimate_prior(X, s, classifier=lr, random_state=3)
+    b = estimate_prior(X, s, classifier=lr, random_state=3)
     assert a == b and a.interval == b.interval
     # bool and {-1, +1} PU labels give the same estimate
-    c = estimate_prior(X, np.where(s == 1, 1, -1), random_state=3)
+    c = estimate_prior(X, np.where(s == 1, 1, -1), classifier=lr, random_state=3)
     assert c.prior == a.prior
 
 
@@ -370,5 +371,7 @@ def test_prior_auto_in_pu_extra_trees():
     if not hasattr(trees, "PUExtraTreesClassifier"):
         pytest.skip("pujax.trees.PUExtraTreesClassifier not available yet")
     X, s, truth = case_control(12, 0.5)
-    model = trees.PUExtraTreesClassifier(prior="auto", n_estimators=10, random_state=0).fit(X, s)
+    params = trees.PUExtraTreesClassifier().get_params()
+    kwargs = {"n_estimators": 10} if "n_estimators" in params else {}
+    model = trees.PUExtraTreesClassifier(prior="auto", random_state=0, **kwargs).fit(X, s)
     assert abs(model.prior_ - truth) <= 0.05
