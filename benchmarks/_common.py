@@ -41,7 +41,10 @@ def data_dir() -> pathlib.Path:
 
 def header(title: str) -> str:
     """Markdown header block with machine, command and date."""
-    cmd = "python " + " ".join([pathlib.Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "python"
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    prog = f"-m {spec.name}" if spec is not None and spec.name else pathlib.Path(sys.argv[0]).name
+    cmd = "python " + " ".join([prog] + sys.argv[1:])
     today = datetime.date.today().isoformat()
     return f"# {title}\n\n- machine: {machine()}\n- command: `{cmd}`\n- date: {today}\n"
 
