@@ -1,0 +1,103 @@
+"""Jit-compiled vectorised traversal of all the trees of a forest (DESIGN §3.2).
+
+Every (sample, tree) pair walks down its tree for a fixed number of steps (the forest's maximum depth); leaves
+point to themselves so extra steps are no-ops. Samples are processed in chunks to bound memory.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["forest_apply", "forest_mean_value", "prepare_traversal"]
+
+
+def prepare_traversal(forest: dict) -> dict:
+    """Device arrays for traversal: leaves point to themselves (left = right = self, threshold = +inf)."""
+    n_nodes = len(forest["feature"])
+    idx = np.arange(n_nodes, dtype=np.int32)
+    leaf = forest["left"] < 0
+    left = np.where(leaf, idx, forest["left"]).astype(np.int32)
+    right = np.where(leaf, idx, forest["right"]).astype(np.int32)
+    feat = np.where(leaf, 0, forest["feature"]).astype(np.int32)
+    return {
+        "feature": jnp.asarray(feat),
+        "threshold": jnp.asarray(forest["threshold"].astype(np.float32)),
+        "left": jnp.asarray(left),
+        "right": jnp.asarray(right),
+        "value": jnp.asarray(forest["value"].astype(np.float32)),
+        "roots": jnp.asarray(forest["tree_offsets"][:-1].astype(np.int32)),
+        "n_steps": int(forest["depth"].max()) if n_nodes else 0,
+    }
+
+
+@partial(jax.jit, static_argnames=("n_steps",))
+def _leaves(X, feature, threshold, left, right, roots, *, n_steps: int):
+    n = X.shape[0]
+    node = jnp.broadcast_to(roots[None, :], (n, roots.shape[0]))
+    rows = jnp.arange(n)[:, None]
+
+    def step(_, node):
+        f = feature[node]
+        go_left = X[rows, f] <= threshold[node]
+        return jnp.where(go_left, left[node], right[node])
+
+    return jax.lax.fori_loop(0, n_steps, step, node)
+
+
+def _steps_bucket(n_steps: int) -> int:
+    # round the loop length up to a multiple of 8 to share compiled shapes between forests
+    return int(-(-max(n_steps, 1) // 8) * 8)
+
+
+def _row_chunk(n_trees: int, budget: int = 1 << 22) -> int:
+    c = max(256, budget // max(n_trees, 1))
+    return 1 << int(np.floor(np.log2(c)))
+
+
+def forest_apply(trav: dict, X: np.ndarray) -> np.ndarray:
+    """Global leaf index reached by every sample in every tree, shape (n_samples, n_trees) int32."""
+    X = np.asarray(X, dtype=np.float32)
+    n = X.shape[0]
+    T = int(trav["roots"].shape[0])
+    chunk = _row_chunk(T)
+    steps = _steps_bucket(trav["n_steps"])
+    out = []
+    for a in range(0, n, chunk):
+        xb = X[a: a + chunk]
+        m = xb.shape[0]
+        size = chunk if n > chunk else max(8, 1 << int(np.ceil(np.log2(max(m, 1)))))
+        if m < size:
+            xb = np.concatenate([xb, np.zeros((size - m, X.shape[1]), np.float32)])
+        leaves = _leaves(jnp.asarray(xb), trav["feature"], trav["threshold"], trav["left"], trav["right"],
+                         trav["roots"], n_steps=steps)
+        out.append(np.asarray(leaves)[:m])
+    return np.concatenate(out, axis=0) if out else np.zeros((0, T), np.int32)
+
+
+@partial(jax.jit, static_argnames=("n_steps",))
+def _mean_value(X, feature, threshold, left, right, roots, value, *, n_steps: int):
+    leaves = _leaves(X, feature, threshold, left, right, roots, n_steps=n_steps)
+    return jnp.mean(value[leaves], axis=1)
+
+
+def forest_mean_value(trav: dict, X: np.ndarray) -> np.ndarray:
+    """Mean over trees of the leaf value (probability of the positive class), shape (n_samples,)."""
+    X = np.asarray(X, dtype=np.float32)
+    n = X.shape[0]
+    T = int(trav["roots"].shape[0])
+    chunk = _row_chunk(T)
+    steps = _steps_bucket(trav["n_steps"])
+    out = []
+    for a in range(0, n, chunk):
+        xb = X[a: a + chunk]
+        m = xb.shape[0]
+        size = chunk if n > chunk else max(8, 1 << int(np.ceil(np.log2(max(m, 1)))))
+        if m < size:
+            xb = np.concatenate([xb, np.zeros((size - m, X.shape[1]), np.float32)])
+        v = _mean_value(jnp.asarray(xb), trav["feature"], trav["threshold"], trav["left"], trav["right"],
+                        trav["roots"], trav["value"], n_steps=steps)
+        out.append(np.asarray(v)[:m])
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
