@@ -311,7 +311,7 @@ def write_md(args, speed, acc, names, reps, semi_reps, echo=True):
                     from scipy import stats
 
                     hw = float(stats.t.ppf(0.975, len(a) - 1) * a.std(ddof=1) / np.sqrt(len(a)))
-                cells.append(f"{a.mean():.1f} +- {hw:.1f}")
+                cells.append(f"{a.mean():.1f} +- {hw:.1f}" if len(a) > 1 else f"{a.mean():.1f} (1 rep)")
             lo = float(paper[n][2].split("-")[0])
             verdict = "inside/above" if np.mean(aps["RESVM"]) >= lo else "below"
             md.append(f"| {n} | " + " | ".join(cells) + " | " + " | ".join(paper[n]) + f" | {verdict} |")
