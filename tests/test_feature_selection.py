@@ -31,7 +31,7 @@ from pujax.feature_selection import (
     semi_jmi_score,
     semi_jmi_select,
 )
-from pujax.feature_selection.gmm import gmm_m_step, kmeans
+from pujax.feature_selection.gmm import gmm_m_step
 from pujax.feature_selection.selector import minmax_scale
 from pujax.feature_selection.igo import SearchConfig, igo_init, igo_run
 
@@ -178,10 +178,7 @@ def test_masked_full_covariance_gmm_equals_gmm_on_selected_columns():
     assert float(lbm) == pytest.approx(float(lbu), rel=1e-5)
     np.testing.assert_allclose(np.asarray(pm[1])[:, :3], np.asarray(pu[1]), atol=1e-4)
     np.testing.assert_allclose(np.asarray(pm[0]), np.asarray(pu[0]), atol=1e-5)
-    # k-means initialisation too: same key -> same labels on the padded layout
-    km_m = kmeans(jax.random.PRNGKey(3), Xc, valid, 3)[0]
-    km_u = kmeans(jax.random.PRNGKey(3), jnp.asarray(X[:, sel]), jnp.ones(3), 3)[0]
-    np.testing.assert_array_equal(np.asarray(km_m), np.asarray(km_u))
+    # (the k-means initialisation on the padded layout is covered by the vmap test below)
 
 
 @pytest.mark.parametrize("cov", ["full", "diag", "spherical"])
