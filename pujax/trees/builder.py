@@ -413,6 +413,10 @@ def _best_blocks(dev, rows, nid, blk, blocks, cfg, d):
 
 def _assemble(parts, binned, n_trees, risk, wu, rho, sigma):
     """Concatenate batches, order nodes tree by tree (creation order inside a tree) and add derived arrays."""
+    base = np.cumsum([0] + [len(p["tree"]) for p in parts[:-1]])
+    for p, b0 in zip(parts, base):  # child pointers are local to their batch
+        for side in ("left", "right"):
+            p[side] = np.where(p[side] >= 0, p[side] + b0, -1)
     cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     order = np.argsort(cols["tree"], kind="stable")
     new_of_old = np.empty_like(order)

@@ -1,0 +1,338 @@
+r"""PU decision trees, PU Extra Trees and PU random forests (Wilton et al., NeurIPS 2022; DESIGN §3.2).
+
+Scenario: case-control (DESIGN §1). Labeled positives ``s = 1`` are drawn from :math:`p(x \mid y = 1)`, unlabeled
+rows ``s = 0`` from the marginal :math:`p(x)` whose positive fraction is ``prior`` :math:`= \pi`. As in the papers,
+pass ``X = concat(X_P, X_U)`` with ``s = concat(ones, zeros)``; ``U`` may contain copies of the ``P`` rows.
+
+Every node holds :math:`W_p = |P'| w_p` and :math:`W_n = |U'| w_u - |P'| w_p` with :math:`w_p = \pi / n_p`,
+:math:`w_u = 1 / n_u` (Prop. 1); its prediction is :math:`v^* = W_p / (W_p + W_n)` and its minimal partial risk has a
+closed form (Prop. 1-3: uPU eq. (11)-(12), nnPU eq. (14)-(15), PN Theorem 1). A split is chosen to maximise the risk
+reduction (eq. (7)-(8)) ``R*(node) - R*(left) - R*(right)``. With ``risk="pn"`` (``fit(X, y)`` on true labels,
+:math:`w = 1 / n`) quadratic loss is the Gini criterion and logistic loss the entropy criterion (Theorem 1).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import os
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from pujax.base import PUClassifierMixin
+from pujax.progress import progress
+from pujax.risk import NODE_RISK_LOSSES
+from pujax.trees.binning import MAX_BINS, duplicate_groups, fit_bins
+from pujax.trees.builder import grow_forest
+from pujax.trees.predict import forest_apply, forest_mean_value, prepare_traversal
+from pujax.validation import as_key, check_in, check_positive_int, check_X_s
+
+__all__ = [
+    "PUDecisionTreeClassifier",
+    "PUExtraTreesClassifier",
+    "PURandomForestClassifier",
+]
+
+RISKS = ("nnpu", "upu", "pn")
+
+
+def _resolve_max_features(max_features, d: int) -> int:
+    if max_features is None or (isinstance(max_features, str) and max_features == "all"):
+        return d
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(math.ceil(math.sqrt(d))))
+        if max_features == "log2":
+            return max(1, int(math.ceil(math.log2(d)))) if d > 1 else 1
+        raise ValueError(
+            f"max_features={max_features!r} is not valid; use 'sqrt', 'log2', 'all', None, an int >= 1 or a "
+            f"float in (0, 1]."
+        )
+    if isinstance(max_features, (bool, np.bool_)):
+        raise TypeError("max_features must be 'sqrt', 'log2', 'all', None, an int or a float; got a bool.")
+    if isinstance(max_features, numbers.Integral):
+        if max_features < 1:
+            raise ValueError(f"max_features={max_features} must be >= 1.")
+        return min(int(max_features), d)
+    if isinstance(max_features, numbers.Real):
+        if not 0.0 < float(max_features) <= 1.0:
+            raise ValueError(f"max_features={max_features} as a fraction must be in (0, 1].")
+        return max(1, int(float(max_features) * d))
+    raise TypeError(f"max_features has unsupported type {type(max_features).__name__}.")
+
+
+def _resolve_n_jobs(n_jobs) -> int:
+    if n_jobs is None:
+        return 1
+    n_jobs = int(n_jobs)
+    cpus = os.cpu_count() or 1
+    if n_jobs < 0:
+        return max(1, cpus + 1 + n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs=0 is not valid; use None, a positive int or -1 (all cores).")
+    return n_jobs
+
+
+class _BasePUForest(PUClassifierMixin, BaseEstimator):
+    """Shared fit / predict of the tree estimators. Subclasses set ``_splitter`` and the constructor."""
+
+    _splitter = "random"
+    _fixed_risk = None
+
+    # ------------------------------------------------------------------ parameters
+    def _risk_value(self):
+        return self._fixed_risk if self._fixed_risk is not None else self.risk
+
+    def _check_params(self, d: int) -> dict:
+        risk = check_in(self._risk_value(), "risk", RISKS)
+        loss = check_in(self.loss, "loss", NODE_RISK_LOSSES)
+        n_estimators = check_positive_int(getattr(self, "n_estimators", 1), "n_estimators")
+        max_candidates = check_positive_int(getattr(self, "max_candidates", 1), "max_candidates")
+        max_depth = check_positive_int(self.max_depth, "max_depth", allow_none=True)
+        min_samples_split = check_positive_int(self.min_samples_split, "min_samples_split", minimum=2)
+        n_bins = check_positive_int(self.n_bins, "n_bins", minimum=2)
+        if n_bins > MAX_BINS:
+            raise ValueError(f"n_bins={n_bins} must be <= {MAX_BINS} (codes are uint8).")
+        splitter = getattr(self, "splitter", self._splitter)
+        check_in(splitter, "splitter", ("random", "best"))
+        bootstrap = bool(getattr(self, "bootstrap", False))
+        return dict(
+            risk=risk, loss=loss, n_estimators=n_estimators, max_candidates=max_candidates, max_depth=max_depth,
+            min_samples_split=min_samples_split, n_bins=n_bins, splitter=splitter, bootstrap=bootstrap,
+            max_features=_resolve_max_features(getattr(self, "max_features", None), d),
+            n_jobs=_resolve_n_jobs(getattr(self, "n_jobs", None)),
+        )
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, s):
+        """Grow the trees on ``X`` with PU labels ``s`` (1 = labeled positive, 0 = unlabeled).
+
+        With ``risk="pn"`` ``s`` holds the true labels (1 = positive, 0 = negative): the supervised tree/forest.
+        """
+        import jax
+
+        X_arr, s_arr = check_X_s(X, s)
+        cfg = self._check_params(X_arr.shape[1])
+        if cfg["risk"] == "pn":
+            self.n_features_in_ = int(X_arr.shape[1])
+            self.classes_ = np.array([0, 1])
+            self.prior_ = float(s_arr.mean())
+        else:
+            X_arr, s_arr, _ = self._validate_fit(X_arr, s_arr)
+        n, d = X_arr.shape
+        n1 = int(s_arr.sum())
+        n0 = n - n1
+        if cfg["risk"] == "pn":
+            wu, rho, sigma = 1.0 / n, 1.0, 0.0
+        else:
+            wu, rho, sigma = 1.0 / n0, self.prior_ * n0 / n1, 1.0
+        key = as_key(self.random_state)
+        seed = int(np.asarray(jax.random.bits(key, (), dtype=np.uint32)))
+        rng = np.random.default_rng(seed)
+        n_trees = cfg["n_estimators"]
+        if cfg["bootstrap"]:
+            pos = np.flatnonzero(s_arr == 1)
+            neg = np.flatnonzero(s_arr == 0)
+            tree_rows = [np.sort(np.concatenate([rng.choice(pos, n1), rng.choice(neg, n0)])) for _ in range(n_trees)]
+        else:
+            tree_rows = [np.arange(n)] * n_trees
+        binned = fit_bins(X_arr, cfg["n_bins"], seed=seed)
+        grp = duplicate_groups(binned.codes)
+        with progress(n_trees, desc=type(self).__name__, verbose=bool(getattr(self, "verbose", False))) as bar:
+            forest = grow_forest(
+                binned, s_arr.astype(np.uint8), grp, tree_rows, seed=seed, risk=cfg["risk"], loss=cfg["loss"],
+                wu=wu, rho=rho, sigma=sigma, max_features=cfg["max_features"],
+                n_thresholds=cfg["max_candidates"], mode=cfg["splitter"], max_depth=cfg["max_depth"],
+                min_samples_split=cfg["min_samples_split"], bar=bar, n_jobs=cfg["n_jobs"],
+            )
+        self.forest_ = forest
+        self.n_estimators_ = n_trees
+        self.max_features_ = int(cfg["max_features"])
+        self.weights_ = {"w_u": float(wu), "rho": float(rho), "sigma": float(sigma)}
+        self._set_summaries(d)
+        self.__dict__.pop("_trav", None)
+        return self
+
+    def _set_summaries(self, d: int):
+        f = self.forest_
+        off = f["tree_offsets"]
+        T = len(off) - 1
+        tree = np.repeat(np.arange(T), np.diff(off))
+        leaf = f["left"] < 0
+        self.tree_n_leaves_ = np.bincount(tree[leaf], minlength=T).astype(np.int64)
+        depth = np.zeros(T, np.int64)
+        np.maximum.at(depth, tree, f["depth"].astype(np.int64))
+        self.tree_depths_ = depth
+        internal = ~leaf & np.isfinite(f["rr"])
+        feat = np.where(internal, f["feature"], 0)
+        rr = np.where(internal, f["rr"], 0.0).astype(np.float64)
+        w = f["weight"].astype(np.float64)
+        rr_w = np.where(internal & (w > 0), rr / np.where(w > 0, w, 1.0), 0.0)
+        per_tree = np.zeros((T, d))
+        np.add.at(per_tree, (tree, feat), rr)
+        per_tree_w = np.zeros((T, d))
+        np.add.at(per_tree_w, (tree, feat), rr_w)
+        raw = per_tree.mean(axis=0)
+        self.tree_risk_reduction_importances_ = per_tree
+        self.risk_reduction_importances_ = raw
+        self.normalized_risk_reduction_importances_ = per_tree_w.mean(axis=0)
+        total = raw.sum()
+        self.feature_importances_ = raw / total if total > 0 else np.zeros(d)
+
+    # ------------------------------------------------------------------ predict
+    def _traversal(self):
+        trav = self.__dict__.get("_trav")
+        if trav is None:
+            trav = prepare_traversal(self.forest_)
+            self.__dict__["_trav"] = trav
+        return trav
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_trav", None)
+        return state
+
+    def predict_proba(self, X):
+        """Mean over trees of the leaf probability ``clip(v*, 0, 1)``; columns (P(y=0), P(y=1))."""
+        X = self._validate_predict(X)
+        p = np.clip(forest_mean_value(self._traversal(), X).astype(np.float64), 0.0, 1.0)
+        return np.stack([1.0 - p, p], axis=1)
+
+    def decision_function(self, X):
+        """Mean leaf probability minus 1/2 (positive iff predicted positive, Prop. 4)."""
+        return self.predict_proba(X)[:, 1] - 0.5
+
+    def predict(self, X):
+        """Class labels in {0, 1}: 1 iff the mean leaf probability exceeds 1/2."""
+        return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
+
+    def apply(self, X):
+        """Index of the leaf reached in each tree (node index within its tree), shape (n_samples, n_trees)."""
+        X = self._validate_predict(X)
+        leaves = forest_apply(self._traversal(), X).astype(np.int64)
+        return leaves - self.forest_["tree_offsets"][:-1][None, :]
+
+    def get_n_leaves(self):
+        """Number of leaves of every tree (array of length n_estimators)."""
+        self._validate_predict(np.zeros((1, self.n_features_in_), np.float32))
+        return self.tree_n_leaves_.copy()
+
+    def get_depth(self):
+        """Depth of every tree (array of length n_estimators; a lone root has depth 0)."""
+        self._validate_predict(np.zeros((1, self.n_features_in_), np.float32))
+        return self.tree_depths_.copy()
+
+
+class PUExtraTreesClassifier(_BasePUForest):
+    r"""PU Extra Trees (Wilton et al. 2022, §4 and Appendix H): a forest of PU decision trees with random splits.
+
+    Each node samples ``max_features`` features (among those not constant in the node) and, per feature,
+    ``max_candidates`` thresholds uniformly between the node's smallest and largest value; the candidate with
+    the largest risk reduction (eq. (7)/(8)) wins. Trees grow until nodes are pure (nnPU / PN risk 0, uPU
+    ``-inf`` or no labeled positive), hold fewer than ``min_samples_split`` rows, reach ``max_depth`` or have only
+    identical rows. Leaves store ``v* = W_p / (W_p + W_n)`` (Prop. 1); ``predict_proba`` averages
+    ``clip(v*, 0, 1)`` over trees. Scenario: case-control (module docstring).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    risk : {"nnpu", "upu", "pn"}, default="nnpu"
+        Node-risk estimator (eq. (5)/(6)); ``"pn"`` is the supervised Extra Trees on true labels.
+    loss : {"quadratic", "logistic", "savage", "sigmoid", "double_hinge", "zero_one"}, default="quadratic"
+    max_features : "sqrt", "log2", "all", None, int or float, default="sqrt"
+        Features sampled per node (``ceil(sqrt(d))`` as in the paper).
+    max_candidates : int, default=1
+        Random thresholds per sampled feature.
+    max_depth : int or None, default=None
+    min_samples_split : int, default=2
+    bootstrap : bool, default=False
+        Resample P and U (separately, with replacement) for every tree.
+    n_bins : int, default=256
+        Histogram bins per feature (uint8 codes); with at least as many bins as distinct values splits are exact.
+    prior : float in (0, 1) or "auto", default="auto"
+        Class prior pi (ignored for ``risk="pn"``).
+    random_state : None, int, numpy or JAX random state
+    n_jobs : int or None, default=-1
+        Tree batches grown concurrently in host threads (-1: all cores).
+    verbose : bool, default=False
+
+    Attributes
+    ----------
+    forest_ : dict of flat node arrays (feature, threshold, left, right, value, c1, c0, risk, rr, weight, depth,
+        tree_offsets); feature_importances_ (risk-reduction importance normalised to sum 1),
+    risk_reduction_importances_ (mean over trees of the summed risk reductions per feature, §4),
+    normalized_risk_reduction_importances_ (each reduction divided by its node's total weight),
+    tree_n_leaves_, tree_depths_, prior_.
+    """
+
+    _splitter = "random"
+
+    def __init__(self, n_estimators=100, *, risk="nnpu", loss="quadratic", max_features="sqrt", max_candidates=1,
+                 max_depth=None, min_samples_split=2, bootstrap=False, n_bins=256, prior="auto", random_state=None,
+                 n_jobs=-1, verbose=False):
+        self.n_estimators = n_estimators
+        self.risk = risk
+        self.loss = loss
+        self.max_features = max_features
+        self.max_candidates = max_candidates
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.bootstrap = bootstrap
+        self.n_bins = n_bins
+        self.prior = prior
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+
+class PURandomForestClassifier(_BasePUForest):
+    r"""PU random forest (Wilton et al. 2022, §4): bootstrap of P and U, best split over every bin boundary of
+    ``max_features`` sampled features per node, PU risk-reduction criterion (eq. (8)).
+
+    Same parameters and attributes as :class:`PUExtraTreesClassifier` (no ``max_candidates``);
+    ``bootstrap=True`` by default.
+    """
+
+    _splitter = "best"
+
+    def __init__(self, n_estimators=100, *, risk="nnpu", loss="quadratic", max_features="sqrt", max_depth=None,
+                 min_samples_split=2, bootstrap=True, n_bins=256, prior="auto", random_state=None, n_jobs=-1,
+                 verbose=False):
+        self.n_estimators = n_estimators
+        self.risk = risk
+        self.loss = loss
+        self.max_features = max_features
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.bootstrap = bootstrap
+        self.n_bins = n_bins
+        self.prior = prior
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+
+class PUDecisionTreeClassifier(_BasePUForest):
+    r"""A single PU decision tree by recursive greedy risk minimisation (Wilton et al. 2022, §3.2, Algorithm 1).
+
+    ``splitter="best"`` scores every bin boundary of ``max_features`` features (all by default) -- the exact
+    greedy tree when ``n_bins`` covers the distinct values; ``splitter="random"`` is one Extra Tree.
+    ``risk="pn"`` with quadratic / logistic loss is the CART tree with Gini / entropy (Theorem 1).
+    Scenario: case-control (module docstring).
+    """
+
+    _splitter = "best"
+
+    def __init__(self, *, risk="nnpu", loss="quadratic", splitter="best", max_features=None, max_candidates=1,
+                 max_depth=None, min_samples_split=2, n_bins=256, prior="auto", random_state=None, verbose=False):
+        self.risk = risk
+        self.loss = loss
+        self.splitter = splitter
+        self.max_features = max_features
+        self.max_candidates = max_candidates
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.n_bins = n_bins
+        self.prior = prior
+        self.random_state = random_state
+        self.verbose = verbose

@@ -1,0 +1,337 @@
+"""Tests of pujax.trees: PU decision trees / PU Extra Trees on the histogram engine (PU ET paper, DESIGN §3.2).
+
+Shapes are tiny and shared between tests so that only a few kernel shapes are compiled.
+"""
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.tree import DecisionTreeClassifier
+
+from pujax.trees import (
+    NaivePUET,
+    PUBaggingClassifier,
+    PUDecisionTreeClassifier,
+    PUExtraTreesClassifier,
+    PURandomForestClassifier,
+    SupervisedET,
+)
+from pujax.trees.binning import duplicate_groups, fit_bins, split_thresholds
+
+PI = 0.4
+
+
+def _pu_data(seed=0, n_u=150, n_p=30, d=4):
+    """Case-control PU data: U from a mixture (fraction PI positive), P from the positive class."""
+    rng = np.random.default_rng(seed)
+    y_u = (rng.random(n_u) < PI).astype(int)
+    X_u = rng.normal(size=(n_u, d)) + 1.5 * y_u[:, None] * np.array([1.0, 0.5] + [0.0] * (d - 2))
+    X_p = rng.normal(size=(n_p, d)) + 1.5 * np.array([1.0, 0.5] + [0.0] * (d - 2))
+    X = np.concatenate([X_p, X_u]).astype(np.float32)
+    s = np.r_[np.ones(n_p), np.zeros(n_u)].astype(int)
+    y = np.r_[np.ones(n_p), y_u].astype(int)
+    return X, s, y
+
+
+@pytest.fixture(scope="module")
+def pu():
+    return _pu_data()
+
+
+@pytest.fixture(scope="module")
+def et(pu):
+    X, s, _ = pu
+    return PUExtraTreesClassifier(n_estimators=8, prior=PI, random_state=0, n_jobs=1).fit(X, s)
+
+
+# ------------------------------------------------------------------ numpy reference (independent re-derivation)
+
+
+def _ref_node_risk(c1, c0, wp, wu, risk, loss):
+    """Closed-form minimal node risk in float64 (Prop. 1, 2; Theorem 1), written from the paper's formulas."""
+    if risk == "pn":
+        Wp, Wn = c1 * wp, c0 * wu
+    else:
+        Wp, Wn = c1 * wp, c0 * wu - c1 * wp
+    A = Wp + Wn
+    if A <= 0:
+        if risk == "upu" and Wp > 0:
+            return -np.inf
+        return 0.0
+    v = Wp / A
+    if v > 1:  # only PU with W_n < 0
+        if risk == "nnpu":
+            return 0.0
+        return 4 * Wp * Wn / A if loss == "quadratic" else -np.inf
+    if loss == "quadratic":
+        return 4 * A * v * (1 - v)
+    ent = sum(-q * np.log(q) for q in (v, 1 - v) if q > 0)
+    return A * ent
+
+
+def _ref_tree(X, s, risk, loss, prior, max_depth):
+    """Exact greedy tree (every midpoint of every feature), recursion in numpy. Returns leaf value per row."""
+    n = len(s)
+    if risk == "pn":
+        wp = wu = 1.0 / n
+    else:
+        wp, wu = prior / s.sum(), 1.0 / (n - s.sum())
+
+    def R(idx):
+        c1 = s[idx].sum()
+        return _ref_node_risk(c1, len(idx) - c1, wp, wu, risk, loss)
+
+    out = np.zeros(n)
+
+    def grow(idx, depth):
+        c1 = s[idx].sum()
+        c0 = len(idx) - c1
+        r = R(idx)
+        A = c1 * wp + (c0 * wu if risk == "pn" else c0 * wu - c1 * wp)
+        v = c1 * wp / A if A > 0 else (np.inf if c1 > 0 else 0.0)
+        pure = (np.isneginf(r) or c1 == 0) if risk == "upu" else r <= 0
+        if pure or depth >= max_depth or len(idx) < 2:
+            out[idx] = min(max(v, 0.0), 1.0)
+            return
+        best = None
+        for f in range(X.shape[1]):
+            vals = np.unique(X[idx, f])
+            for a in vals[:-1]:
+                left = idx[X[idx, f] <= a]
+                right = idx[X[idx, f] > a]
+                rr = r - R(left) - R(right)
+                if best is None or rr > best[0] + 1e-12 * max(1.0, abs(best[0])):
+                    best = (rr, left, right)
+        if best is None:
+            out[idx] = min(max(v, 0.0), 1.0)
+            return
+        grow(best[1], depth + 1)
+        grow(best[2], depth + 1)
+
+    grow(np.arange(n), 0)
+    return out
+
+
+# ------------------------------------------------------------------ binning
+
+
+def test_binning_exact_when_few_values_and_thresholds_route_like_codes():
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(300, 3)), 1).astype(np.float32)
+    b = fit_bins(X, 256)
+    for f in range(3):
+        vals = np.unique(X[:, f])
+        assert b.n_bins_per_feature[f] == len(vals)
+        np.testing.assert_array_equal(vals[b.codes[:, f]], X[:, f])  # code = rank of the distinct value
+    feat = np.repeat(np.arange(3), 5)
+    code = np.concatenate([rng.integers(0, b.n_bins_per_feature[f] - 1, 5) for f in range(3)])
+    thr = split_thresholds(b.bin_lo, b.bin_hi, feat, code)
+    for f, c, t in zip(feat, code, thr):
+        np.testing.assert_array_equal(X[:, f] <= t, b.codes[:, f] <= c)
+    # quantile bins: monotone codes, at most n_bins
+    Xc = rng.normal(size=(2000, 2)).astype(np.float32)
+    bq = fit_bins(Xc, 16)
+    assert bq.codes.max() < 16
+    order = np.argsort(Xc[:, 0])
+    assert np.all(np.diff(bq.codes[order, 0].astype(int)) >= 0)
+    g = duplicate_groups(np.array([[1, 2], [1, 2], [2, 1]], np.uint8))
+    assert g[0] == g[1] != g[2]
+
+
+# ------------------------------------------------------------------ hand-built tree
+
+
+def test_hand_built_best_split():
+    # feature 0 separates: positives (labeled and unlabeled) at x >= 5, negatives at x <= 2; feature 1 is noise.
+    x_u = np.array([0, 1, 2, 0.5, 1.5, 5, 6, 7, 5.5, 6.5], np.float32)
+    x_p = np.array([5, 6, 7], np.float32)
+    noise = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9], np.float32)
+    X = np.stack([np.r_[x_p, x_u], noise], 1)
+    s = np.r_[np.ones(3), np.zeros(10)]
+    tree = PUDecisionTreeClassifier(prior=0.5, max_depth=1, n_bins=256).fit(X, s)
+    f = tree.forest_
+    assert f["feature"][0] == 0
+    assert 2.0 < f["threshold"][0] < 5.0  # midpoint between 2 and 5
+    assert f["threshold"][0] == pytest.approx(3.5)
+    np.testing.assert_array_equal(tree.predict(np.array([[1.0, 0], [6.0, 0]], np.float32)), [0, 1])
+    # nnPU quadratic: the left child has W_p = 0 -> risk 0, the right child (3 P, 5 U): W_n = 5/10 - 3 * 0.5/3 = 0
+    # -> risk 0, so the reduction equals the root risk (telescoping with two pure leaves).
+    assert f["rr"][0] == pytest.approx(f["risk"][0], rel=1e-5)
+
+
+@pytest.mark.parametrize("risk,loss", [("nnpu", "quadratic"), ("upu", "logistic"), ("pn", "logistic")])
+def test_engine_matches_exact_numpy_tree(risk, loss):
+    X, s, y = _pu_data(seed=3, n_u=40, n_p=10, d=3)
+    labels = y if risk == "pn" else s
+    tree = PUDecisionTreeClassifier(risk=risk, loss=loss, prior=PI, max_depth=4, n_bins=256).fit(X, labels)
+    ref = _ref_tree(X.astype(np.float64), labels, risk, loss, PI, 4)
+    np.testing.assert_allclose(tree.predict_proba(X)[:, 1], ref, rtol=1e-5, atol=1e-6)
+
+
+def test_pn_tree_equals_sklearn_gini_and_entropy():
+    X, _, y = _pu_data(seed=5, n_u=60, n_p=0, d=3)
+    Xt = np.random.default_rng(9).normal(size=(50, 3)).astype(np.float32)
+    for loss, crit in [("quadratic", "gini"), ("logistic", "entropy")]:
+        ours = PUDecisionTreeClassifier(risk="pn", loss=loss, max_depth=3).fit(X, y)
+        sk = DecisionTreeClassifier(criterion=crit, max_depth=3, random_state=0).fit(X, y)
+        np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-6)
+        np.testing.assert_allclose(ours.predict_proba(Xt), sk.predict_proba(Xt), atol=1e-6)
+        # Theorem 1: the root risk reduction is 2|S|w IR_gini (quadratic) / |S|w IR_entropy (logistic), w = 1/n
+        f = ours.forest_
+        left, right = f["left"][0], f["right"][0]
+
+        def imp(c1, c0):
+            q = c1 / (c1 + c0)
+            if loss == "quadratic":
+                return 2 * q * (1 - q)
+            return sum(-p * np.log(p) for p in (q, 1 - q) if p > 0)
+
+        n = len(y)
+        nl, nr = f["c1"][left] + f["c0"][left], f["c1"][right] + f["c0"][right]
+        ir = imp(f["c1"][0], f["c0"][0]) - nl / n * imp(f["c1"][left], f["c0"][left]) - nr / n * imp(
+            f["c1"][right], f["c0"][right])
+        scale = 2.0 if loss == "quadratic" else 1.0
+        assert f["rr"][0] == pytest.approx(scale * ir, rel=1e-4)
+
+
+# ------------------------------------------------------------------ forests
+
+
+def test_et_structure_is_consistent(et, pu):
+    X, s, _ = pu
+    f = et.forest_
+    internal = f["left"] >= 0
+    L, R = f["left"][internal], f["right"][internal]
+    np.testing.assert_array_equal(f["c1"][internal], f["c1"][L] + f["c1"][R])
+    np.testing.assert_array_equal(f["c0"][internal], f["c0"][L] + f["c0"][R])
+    assert np.all(f["c1"] + f["c0"] > 0)  # both children non-empty
+    # roots hold all rows; leaf probabilities are clip(v*, 0, 1) from the counts (Prop. 1)
+    roots = f["tree_offsets"][:-1]
+    assert np.all(f["c1"][roots] == s.sum()) and np.all(f["c0"][roots] == (1 - s).sum())
+    wp, wu = PI / s.sum(), 1.0 / (1 - s).sum()
+    A = f["c0"] * wu
+    v = np.where(A > 0, f["c1"] * wp / np.where(A > 0, A, 1), 1.0)
+    np.testing.assert_allclose(f["value"], np.clip(v, 0, 1), rtol=1e-5)
+    # apply + values reproduce predict_proba
+    leaves = et.apply(X)
+    vals = f["value"][leaves + roots[None, :]].mean(1)
+    np.testing.assert_allclose(et.predict_proba(X)[:, 1], vals, rtol=1e-6)
+    assert et.get_n_leaves().shape == (8,) and np.all(et.get_depth() >= 1)
+    # nnPU leaves are pure (risk 0) or single rows (no duplicate rows in this data)
+    leaf = ~internal
+    assert np.all((f["risk"][leaf] <= 0) | (f["c1"][leaf] + f["c0"][leaf] < 2))
+    assert np.all(f["risk"][internal] > 0)
+
+
+def test_importances_sum_to_one_and_telescope(et):
+    np.testing.assert_allclose(et.feature_importances_.sum(), 1.0, rtol=1e-6)
+    f = et.forest_
+    per_tree = et.tree_risk_reduction_importances_.sum(axis=1)
+    off = f["tree_offsets"]
+    for t in range(len(off) - 1):
+        sl = slice(off[t], off[t + 1])
+        leaf = f["left"][sl] < 0
+        telescoped = f["risk"][off[t]] - f["risk"][sl][leaf].sum()
+        assert per_tree[t] == pytest.approx(telescoped, rel=1e-4, abs=1e-6)
+    np.testing.assert_allclose(et.risk_reduction_importances_, et.tree_risk_reduction_importances_.mean(0))
+    assert np.all(np.isfinite(et.normalized_risk_reduction_importances_))
+
+
+def test_reproducible_and_independent_of_batching(pu):
+    X, s, _ = pu
+    a = PUExtraTreesClassifier(n_estimators=8, prior=PI, random_state=0, n_jobs=1).fit(X, s)
+    b = PUExtraTreesClassifier(n_estimators=8, prior=PI, random_state=0, n_jobs=2).fit(X, s)
+    c = PUExtraTreesClassifier(n_estimators=8, prior=PI, random_state=1, n_jobs=1).fit(X, s)
+    for k in a.forest_:
+        np.testing.assert_array_equal(a.forest_[k], b.forest_[k])
+    assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))
+
+
+def test_et_learns_and_beats_naive(pu):
+    X, s, y = pu
+    Xt, _, yt = _pu_data(seed=11, n_u=150, n_p=30)
+    et = PUExtraTreesClassifier(n_estimators=8, prior=PI, random_state=0, n_jobs=1).fit(X, s)
+    naive = NaivePUET(n_estimators=8, random_state=0, n_jobs=1).fit(X, s)
+    sup = SupervisedET(n_estimators=8, random_state=0, n_jobs=1).fit(X, y)
+    acc_et, acc_naive, acc_sup = et.score(Xt, yt), naive.score(Xt, yt), sup.score(Xt, yt)
+    assert acc_et > 0.7 and acc_sup > 0.7
+    assert acc_et > acc_naive
+    p = et.predict_proba(Xt)
+    assert p.shape == (len(Xt), 2) and np.allclose(p.sum(1), 1) and np.all((p >= 0) & (p <= 1))
+    np.testing.assert_array_equal(et.predict(Xt), (et.decision_function(Xt) > 0).astype(int))
+
+
+def test_upu_random_forest_and_losses_have_no_nan(pu):
+    X, s, _ = pu
+    for risk, loss in [("upu", "quadratic"), ("upu", "sigmoid"), ("nnpu", "savage")]:
+        m = PURandomForestClassifier(n_estimators=4, risk=risk, loss=loss, prior=PI, random_state=0, n_jobs=1)
+        p = m.fit(X, s).predict_proba(X)
+        assert np.all(np.isfinite(p))
+        assert np.all(np.isfinite(m.feature_importances_))
+    # savage and quadratic give the same trees (Prop. 3)
+    q = PURandomForestClassifier(n_estimators=4, loss="quadratic", prior=PI, random_state=0, n_jobs=1).fit(X, s)
+    v = PURandomForestClassifier(n_estimators=4, loss="savage", prior=PI, random_state=0, n_jobs=1).fit(X, s)
+    np.testing.assert_array_equal(q.forest_["feature"], v.forest_["feature"])
+    np.testing.assert_array_equal(q.forest_["threshold"], v.forest_["threshold"])
+
+
+def test_max_depth_min_samples_and_max_candidates(pu):
+    X, s, _ = pu
+    m = PUExtraTreesClassifier(n_estimators=4, max_depth=2, max_candidates=3, prior=PI, random_state=0, n_jobs=1)
+    m.fit(X, s)
+    assert m.get_depth().max() <= 2
+    m2 = PUExtraTreesClassifier(n_estimators=4, min_samples_split=40, prior=PI, random_state=0, n_jobs=1).fit(X, s)
+    f = m2.forest_
+    assert np.all((f["c1"] + f["c0"])[f["left"] >= 0] >= 40)
+
+
+def test_pu_bagging(pu):
+    X, s, y = pu
+    m = PUBaggingClassifier(SupervisedET(n_estimators=4, n_jobs=1), n_estimators=3, random_state=0).fit(X, s)
+    assert len(m.estimators_) == 3
+    assert m.predict_proba(X).shape == (len(X), 2)
+    oob = m.oob_decision_function_
+    assert oob.shape == ((s == 0).sum(),) and np.nanmax(oob) <= 1
+
+
+# ------------------------------------------------------------------ sklearn API, persistence, errors
+
+
+def test_clone_get_params_pickle_and_save_load(et, pu, tmp_path):
+    X, _, _ = pu
+    c = clone(et)
+    assert c.get_params() == et.get_params() and not hasattr(c, "forest_")
+    p = et.predict_proba(X)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(et)).predict_proba(X), p)
+    et.save(tmp_path / "et")
+    loaded = PUExtraTreesClassifier.load(tmp_path / "et")
+    np.testing.assert_array_equal(loaded.predict_proba(X), p)
+    np.testing.assert_array_equal(loaded.feature_importances_, et.feature_importances_)
+
+
+def test_bad_input(pu):
+    X, s, _ = pu
+    with pytest.raises(NotFittedError):
+        PUExtraTreesClassifier().predict(X)
+    bad = [
+        dict(risk="nn"), dict(loss="hinge"), dict(n_bins=300), dict(max_features=0), dict(max_features="cube"),
+        dict(prior=1.5), dict(n_estimators=0), dict(min_samples_split=1), dict(max_depth=0), dict(max_candidates=0),
+    ]
+    for kw in bad:
+        params = dict(n_estimators=2, prior=PI, n_jobs=1)
+        params.update(kw)
+        with pytest.raises((ValueError, TypeError)):
+            PUExtraTreesClassifier(**params).fit(X, s)
+    with pytest.raises(ValueError):
+        PUExtraTreesClassifier(n_estimators=2, prior=PI).fit(X, np.full(len(s), 2))
+    with pytest.raises(ValueError):
+        PUExtraTreesClassifier(n_estimators=2, prior=PI).fit(X, np.zeros(len(s)))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        PUExtraTreesClassifier(n_estimators=2, prior=PI).fit(Xn, s)
+    m = PUDecisionTreeClassifier(prior=PI, max_depth=1).fit(X, s)
+    with pytest.raises(ValueError):
+        m.predict(X[:, :2])
