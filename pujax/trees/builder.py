@@ -158,7 +158,8 @@ def grow_forest(
     codes = binned.codes
     n, d = codes.shape
     B = int(binned.bin_lo.shape[1])
-    n_bins_static = 1 << max(1, int(math.ceil(math.log2(max(int(binned.n_bins_per_feature.max()), 2)))))
+    # static histogram width: a power of two >= 64 (few compiled shapes), at most the stored bins
+    n_bins_static = 1 << max(6, int(math.ceil(math.log2(max(int(binned.n_bins_per_feature.max()), 2)))))
     n_bins_static = min(n_bins_static, B)
     dev = {
         "codes": jnp.asarray(np.ascontiguousarray(codes.T).reshape(-1)),
