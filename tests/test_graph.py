@@ -211,6 +211,59 @@ def test_two_hnc_hand_example():
     np.testing.assert_array_equal(m2.predict(Xn), m.predict(Xn))
 
 
+def _reference_stage(W, nodes, src_cap, snk_cap, scale=2.0**20):
+    """Maximal min-cut source set of the network on ``nodes`` (scipy Dinic on capacities scaled to integers)."""
+    sub = W[np.ix_(nodes, nodes)]
+    i, j = np.nonzero(np.triu(sub, 1))
+    fx = lambda v: np.floor(np.asarray(v) * scale)  # noqa: E731
+    return scipy_cut(i, j, fx(sub[i, j]), fx(src_cap), fx(snk_cap))[1]
+
+
+def test_two_hnc_stages_match_independent_reference():
+    """Both stages of TwoHNC against a float64 numpy/scipy re-derivation of §4 on overlapping blobs: dense kNN
+    graph, stage 1 (L+ contracted), SelectNeg order, stage 2 with L+ and LN contracted, selection closest to pi."""
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(size=(24, 2)) * 0.9 + [1.0, 0.0], rng.normal(size=(16, 2)) * 0.9 - [1.0, 0.0]])
+    X = X.astype(np.float32)
+    y = np.r_[np.ones(24, int), np.zeros(16, int)]
+    s = np.zeros(40, int)
+    s[:12] = 1
+    lams = np.linspace(0, 0.5, 16)
+    m = TwoHNC(prior=0.6, n_neighbors=5, feature_weights=None, lambdas=lams, random_state=3).fit(X, s)
+    # graph: standardise, squared distance / H, symmetric 5-NN, Gaussian sigma = 0.75
+    Z = (X.astype(np.float64) - X.mean(0)) / X.std(0)
+    D = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1) / Z.shape[1]
+    np.fill_diagonal(D, np.inf)
+    A = np.zeros((40, 40), bool)
+    A[np.repeat(np.arange(40), 5), np.argsort(D, axis=1)[:, :5].ravel()] = True
+    W = np.where(A | A.T, np.exp(-D / (2 * 0.75**2)), 0.0)
+    deg = W.sum(1)
+    lab = s == 1
+    U = np.flatnonzero(~lab)
+    to_lab = W[:, lab].sum(1)
+    src1 = np.array([_reference_stage(W, U, to_lab[U], lam * deg[U]) for lam in lams])
+    np.testing.assert_allclose(m.path_fractions_[0], (12 + src1.sum(1)) / 40)
+    first = np.where((~src1).any(0), (~src1).argmax(0), lams.size)
+    np.testing.assert_array_equal(m.first_sink_index_[U], first)
+    ln = m.likely_negatives_
+    assert ln.size == 8  # (1 - pi) / pi * |L+|
+    in_ln = np.isin(U, ln)
+    assert first[in_ln].max() <= first[~in_ln].min()  # LN = the earliest to join the sink set
+    F = np.setdiff1d(U, ln)
+    src2 = np.array([_reference_stage(W, F, to_lab[F] + lam * deg[F], W[np.ix_(F, ln)].sum(1)) for lam in lams])
+    np.testing.assert_allclose(m.path_fractions_[1], (12 + src2.sum(1)) / 40)
+    # selected partition: the closest to pi over both stages
+    fr = np.r_[(12 + src1.sum(1)) / 40, (12 + src2.sum(1)) / 40]
+    best = int(np.argmin(np.abs(fr - 0.6)))
+    labels = lab.astype(int)
+    if best < lams.size:
+        labels[U] = src1[best]
+    else:
+        labels[F] = src2[best - lams.size]
+    np.testing.assert_array_equal(m.transductive_labels_, labels)
+    assert m.stage_ == 1 + (best >= lams.size)
+
+
 def test_two_hnc_save_load(tmp_path):
     X, y, s = two_blobs(1)
     m = TwoHNC(prior=0.6, n_neighbors=5, feature_weights=None, lambdas=np.linspace(0, 0.5, 16)).fit(X, s)

@@ -4,7 +4,10 @@ Method (paper §4-5, DESIGN §3.6):
 
 1. Standardise the features; weighted Euclidean distance with weights rho (PU Extra Trees risk-reduction
    importances scaled so that sum(rho) = H, §5.3); symmetric kNN graph (§4.2.3, §5.2) with Gaussian similarities
-   ``w_ij = exp(-d_ij^2 / (2 sigma^2))``, sigma = 0.75 for n < 10,000 else 0.25; ``d_i = sum_j w_ij``.
+   ``w_ij = exp(-d_ij^2 / (2 sigma^2))``, sigma = 0.75 for n < 10,000 else 0.25; ``d_i = sum_j w_ij``. By default
+   (``normalize_distance=True``) ``d_ij^2`` is divided by H, the scale at which the authors used these sigma values
+   (their code divides distances by sqrt(H)); without it, standardised data in 20+ dimensions has Gaussian weights
+   of e^-10 and below and 2-HNC loses 5-10 accuracy points on the paper's data sets.
 2. Stage 1, HNC- with L+ contracted into the source (problem (5) of Lemma 4.1, graph G-(lambda) of Fig. 3b):
    ``c(s, i) = sum_{p in L+} w_ip``, ``c(i, t) = lambda d_i``, lambda in {0, 0.001, ..., 0.5}. Sink sets grow with
    lambda (Lemma 3.1).
@@ -71,6 +74,11 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         The 2% rule of §5.2 (absolute difference of the positive fraction from pi).
     standardize : bool
         Standardise features before the distance (paper).
+    normalize_distance : bool
+        Divide the squared (weighted) distance by H before the Gaussian, ``w = exp(-d^2 / (2 H sigma^2))``: sigma
+        then applies to the per-feature root-mean-square difference, the scale at which the sigma values of §5.3
+        were used (the authors' experiment code divides distances by sqrt(H)). False = the raw distance of §5.3,
+        whose Gaussian weights vanish in high dimension (d^2 ~ 2H for standardised data).
     n_lanes : int
         Lambda lanes solved in parallel by ``vmap`` in the parametric cut (1 is fastest on CPU).
     random_state : None, int, numpy or JAX random state
@@ -87,13 +95,17 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     first_sink_index_ : int array (n,)
         First index of the lambda grid at which the row joins the sink set in stage 1 (len(lambdas) if never;
         labeled rows: len(lambdas)).
+    likely_negatives_ : int array, the rows of LN (SelectNeg) for the selected k.
+    path_fractions_ : float array (2, len(lambdas)), positive fraction |S| / |V| of every partition of stage 1
+        (row 0) and stage 2 (row 1) for the selected k (NaN when stage 2 had no free node).
     n_neighbors_, sigma_, stage_, lambda_, positive_fraction_ : the selected partition.
-    feature_weights_ : array (H,) of rho.
+    feature_weights_ : array (H,) of rho (sum = H).
+    distance_weights_ : array (H,), the per-feature factors of the squared distance (rho, or rho / H).
     """
 
     def __init__(self, prior="auto", n_neighbors="auto", sigma="auto", feature_weights="puet", lambdas=None,
-                 ln_size="paper", k_tolerance=0.02, standardize=True, n_lanes=1, random_state=None,
-                 verbose=False):
+                 ln_size="paper", k_tolerance=0.02, standardize=True, normalize_distance=True, n_lanes=1,
+                 random_state=None, verbose=False):
         self.prior = prior
         self.n_neighbors = n_neighbors
         self.sigma = sigma
@@ -102,6 +114,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         self.ln_size = ln_size
         self.k_tolerance = k_tolerance
         self.standardize = standardize
+        self.normalize_distance = normalize_distance
         self.n_lanes = n_lanes
         self.random_state = random_state
         self.verbose = verbose
@@ -196,7 +209,9 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
             mean, std = np.zeros(H), np.ones(H)
         Z = ((X - mean) / std).astype(np.float32)
         rho = self._rho(Z, s, prior, seed)
-        Zw = (Z * np.sqrt(rho)[None, :]).astype(np.float32)
+        # squared distance sum_h dw_h (z_h - z'_h)^2 with dw = rho (§5.3) or rho / H (normalize_distance)
+        dw = rho / H if self.normalize_distance else rho
+        Zw = (Z * np.sqrt(dw)[None, :]).astype(np.float32)
 
         labeled = s == 1
         U = np.flatnonzero(~labeled)
@@ -226,6 +241,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         self.sigma_ = float(sigma)
         self.lambdas_ = lam
         self.feature_weights_ = rho
+        self.distance_weights_ = dw
         self.mean_, self.scale_ = mean, std
         self.X_fit_ = Zw
         self.labeled_ = labeled
@@ -236,6 +252,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         self.first_sink_index_ = best["first_sink"]
         self.ranking_ = best["ranking"]
         self.likely_negatives_ = best["ln"]
+        self.path_fractions_ = best["path"]
         self.candidates_ = {"n_neighbors": [int(kk) for kk, _ in per_k], "positive_fraction": [float(f) for f in fr]}
         return self
 
@@ -290,15 +307,14 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         is_ln = np.zeros(n, bool)
         is_ln[ln] = True
         ln_loc = is_ln[nodes1]
-        to_ln = np.zeros(nodes1.size)
+        # The edges between free nodes and LN stay in the network and carry the similarity to LN (the term
+        # c(i, t) = sum_{q in LN} w_iq of the contracted graph): free nodes get no sink arc of their own.
         inner = np.zeros(nodes1.size)
-        for a, b in ((i1, j1), (j1, i1)):
-            m = ln_loc[b]
-            np.add.at(to_ln, a[m], w1[m])
-            np.add.at(inner, a, w1)
+        np.add.at(inner, i1, w1)
+        np.add.at(inner, j1, w1)
         a_s2 = np.where(ln_loc, 0.0, a_s1)
         b_s2 = np.where(ln_loc, 0.0, deg[nodes1])
-        a_t2 = np.where(ln_loc, inner + 1.0, to_ln)
+        a_t2 = np.where(ln_loc, inner + 1.0, 0.0)
         if (~ln_loc).any():
             cut2 = parametric_min_cut(i1, j1, w1, (a_s2, b_s2), (a_t2, np.zeros(nodes1.size)), lam,
                                       n_lanes=n_lanes, min_width=min_width)
@@ -311,10 +327,14 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
             if best is None or abs(fr[q] - prior) < abs(best[0] - prior):
                 best = (fr[q], src[q], nodes, stage, q)
         frac, side, nodes, stage, q = best
+        path = np.full((2, L), np.nan)
+        for fr, _, _, st in cands:
+            path[st - 1] = fr
         labels = labeled.astype(np.int32).copy()
         labels[nodes] = side.astype(np.int32)
         return {"fraction": float(frac), "labels": labels, "stage": stage, "lambda": float(lam[q]),
-                "first_sink": first_sink, "ranking": ranking.astype(np.int64), "ln": ln.astype(np.int64)}
+                "first_sink": first_sink, "ranking": ranking.astype(np.int64), "ln": ln.astype(np.int64),
+                "path": path}
 
     def fit_predict(self, X, s):
         """Fit and return :attr:`transductive_labels_` (one label per row of X; labeled rows are 1)."""
@@ -323,7 +343,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ inductive prediction
     def _costs(self, X):
         X = self._validate_predict(X)
-        Zw = (((X - self.mean_) / self.scale_) * np.sqrt(self.feature_weights_)[None, :]).astype(np.float32)
+        Zw = (((X - self.mean_) / self.scale_) * np.sqrt(self.distance_weights_)[None, :]).astype(np.float32)
         import jax.numpy as jnp
 
         from pujax.graph.knn import _knn_tile
