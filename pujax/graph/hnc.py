@@ -64,7 +64,8 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     sigma : "auto" or float
         Gaussian width; "auto" = 0.75 when n < 10,000 else 0.25 (§5.3).
     feature_weights : "puet", None or array (H,)
-        "puet": risk-reduction importances of :class:`pujax.trees.PUExtraTreesClassifier` fitted on (X, s);
+        "puet": risk-reduction importances of :class:`pujax.trees.PUExtraTreesClassifier` (nnPU risk, prior pi)
+        fitted with P = the labeled rows and U = all rows of the standardised X;
         None: unweighted Euclidean distance; an array: user weights. Scaled so that sum = H.
     lambdas : None or sorted array
         Tradeoff grid of both stages (default 0, 0.001, ..., 0.5).
@@ -168,7 +169,12 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
                     'feature_weights="puet" needs pujax.trees.PUExtraTreesClassifier, which is not available in '
                     "this installation; pass feature_weights=None (unweighted distance) or an array of weights."
                 ) from exc
-            et = PUExtraTreesClassifier(prior=prior, random_state=seed).fit(X, s)
+            # case-control input of PU ET: P = the labeled rows, U = every row (a sample of the marginal, whose
+            # positive fraction is pi; the rows with s = 0 alone are not)
+            lab = s == 1
+            Xpu = np.concatenate([X[lab], X])
+            spu = np.r_[np.ones(int(lab.sum()), np.int32), np.zeros(X.shape[0], np.int32)]
+            et = PUExtraTreesClassifier(prior=prior, random_state=seed).fit(Xpu, spu)
             rho = np.asarray(et.risk_reduction_importances_, dtype=np.float64)
         else:
             rho = np.asarray(fw, dtype=np.float64).reshape(-1)
