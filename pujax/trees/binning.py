@@ -10,10 +10,7 @@ by raw values.
 """
 from __future__ import annotations
 
-from functools import partial
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 __all__ = ["BinnedData", "fit_bins", "split_thresholds", "duplicate_groups", "MAX_BINS"]
@@ -34,100 +31,102 @@ class BinnedData:
         self.cuts = cuts
 
 
-def _feature_cuts(col: np.ndarray, n_bins: int) -> np.ndarray:
-    """Cut points (ascending, float64) of one feature: bin b holds values in (cuts[b-1], cuts[b]]."""
-    vals, counts = np.unique(col, return_counts=True)
+def _cuts_from_counts(vals: np.ndarray, counts: np.ndarray, n_bins: int) -> np.ndarray:
+    """Cut points (ascending): every distinct value when there are at most ``n_bins``, else count quantiles."""
     if vals.size <= 1:
-        return np.empty(0, dtype=np.float64)
+        return vals[:0]
     if vals.size <= n_bins:
-        upper = vals[:-1]
+        return vals[:-1]
+    cum = np.cumsum(counts, dtype=np.float64)
+    targets = cum[-1] * np.arange(1, n_bins, dtype=np.float64) / n_bins
+    idx = np.unique(np.searchsorted(cum, targets, side="left"))
+    idx = idx[idx < vals.size - 1]
+    return vals[idx]
+
+
+def _feature_cuts(col: np.ndarray, n_bins: int) -> np.ndarray:
+    """Cut points of one feature (bin b holds values in (cuts[b-1], cuts[b]])."""
+    vals, counts = np.unique(col, return_counts=True)
+    return _cuts_from_counts(vals, counts, n_bins)
+
+
+def _small_int_column(col: np.ndarray):
+    """(offset, range) when every value is an integer in a range below 2**16 (pixels, counts, one-hot)."""
+    lo = float(col.min())
+    hi = float(col.max())
+    if hi - lo >= 65536 or not np.array_equal(col, np.floor(col)):
+        return None
+    return lo, int(hi - lo) + 1
+
+
+def _bin_column(col: np.ndarray, sample: np.ndarray, n_bins: int):
+    """Codes (uint8), cut points and per-bin (min, max) values of one feature, all in numpy.
+
+    Every bin contains a training value (cuts are training values), so ``bin_lo <= bin_hi`` for used bins.
+    """
+    small = _small_int_column(col)
+    if small is not None:
+        off, rng = small
+        counts_full = np.bincount((col - off).astype(np.int64), minlength=rng)
+        present = np.flatnonzero(counts_full)
+        vals_full = present.astype(np.float64) + off
+        if sample is col:
+            counts = counts_full[present]
+            vals = vals_full
+        else:
+            cs = np.bincount((sample - off).astype(np.int64), minlength=rng)
+            pres_s = np.flatnonzero(cs)
+            vals, counts = pres_s.astype(np.float64) + off, cs[pres_s]
+        cuts = _cuts_from_counts(vals, counts, n_bins)
+        lut = np.searchsorted(cuts, np.arange(rng, dtype=np.float64) + off, side="left").astype(np.uint8)
+        codes = lut[(col - off).astype(np.int64)]
     else:
-        cum = np.cumsum(counts, dtype=np.float64)
-        targets = cum[-1] * np.arange(1, n_bins, dtype=np.float64) / n_bins
-        idx = np.unique(np.searchsorted(cum, targets, side="left"))
-        idx = idx[idx < vals.size - 1]
-        upper = vals[idx]
-    return upper.astype(np.float64)
-
-
-@partial(jax.jit, static_argnames=("n_bins",))
-def _encode(X, cuts, n_cuts, n_bins):
-    """codes[i, f] = number of cuts of feature f strictly below X[i, f] (binary search over padded cuts)."""
-
-    def one(col, c, k):
-        # c: (n_bins - 1,) padded with +inf; count of c < x via searchsorted(side="left").
-        return jnp.minimum(jnp.searchsorted(c, col, side="left", method="scan_unrolled"), k)
-
-    codes = jax.vmap(one, in_axes=(1, 0, 0), out_axes=1)(X, cuts, n_cuts)
-    codes = codes.astype(jnp.uint8)
-    return codes
-
-
-@partial(jax.jit, static_argnames=("n_bins",))
-def _bin_ranges(X, codes, n_bins):
-    def one(col, code):
-        c = code.astype(jnp.int32)
-        lo = jax.ops.segment_min(col, c, num_segments=n_bins)
-        hi = jax.ops.segment_max(col, c, num_segments=n_bins)
-        return lo, hi
-
-    return jax.vmap(one, in_axes=(1, 1))(X, codes)
+        vals, counts = np.unique(sample, return_counts=True)
+        vals_full = vals if sample is col else np.unique(col)
+        cuts = _cuts_from_counts(vals.astype(np.float64), counts, n_bins).astype(np.float32)
+        codes = np.searchsorted(cuts, col, side="left").astype(np.uint8)
+        vals_full = vals_full.astype(np.float64)
+        cuts = cuts.astype(np.float64)
+    k = cuts.size + 1
+    hi = np.empty(k)
+    lo = np.empty(k)
+    hi[:-1] = vals_full[np.searchsorted(vals_full, cuts, side="right") - 1]
+    hi[-1] = vals_full[-1]
+    lo[0] = vals_full[0]
+    lo[1:] = vals_full[np.minimum(np.searchsorted(vals_full, cuts, side="right"), vals_full.size - 1)]
+    return codes, cuts, lo, hi
 
 
 def fit_bins(X: np.ndarray, n_bins: int = MAX_BINS, subsample: int | None = 200_000, seed: int = 0) -> BinnedData:
     """Bin a float32 matrix ``X`` (n, d) into uint8 codes with at most ``n_bins`` (<= 256) bins per feature.
 
     Cut points are computed on at most ``subsample`` rows (all rows when ``None`` or ``n <= subsample``); codes and
-    the per-bin value ranges use all rows. Returns a :class:`BinnedData`.
+    the per-bin value ranges use all rows. Integer-valued features with a small range (pixels, counts, one-hot
+    columns) are binned in O(n) with a lookup table. Returns a :class:`BinnedData`.
     """
     X = np.asarray(X, dtype=np.float32)
     n, d = X.shape
     if not 2 <= n_bins <= MAX_BINS:
         raise ValueError(f"n_bins={n_bins} must be in [2, {MAX_BINS}].")
+    rows = None
     if subsample is not None and n > subsample:
-        rows = np.random.default_rng(seed).choice(n, size=subsample, replace=False)
-        Xs = X[np.sort(rows)]
-    else:
-        Xs = X
-    cuts = np.full((d, n_bins - 1), np.inf, dtype=np.float32)
-    n_cuts = np.zeros(d, dtype=np.int32)
+        rows = np.sort(np.random.default_rng(seed).choice(n, size=subsample, replace=False))
+    codes = np.empty((n, d), dtype=np.uint8)
+    cuts_all = np.full((d, n_bins - 1), np.inf, dtype=np.float32)
+    bin_lo = np.full((d, n_bins), np.inf, dtype=np.float32)
+    bin_hi = np.full((d, n_bins), np.inf, dtype=np.float32)
+    nb = np.zeros(d, dtype=np.int32)
     for f in range(d):
-        c = _feature_cuts(Xs[:, f], n_bins)
-        # float32 cuts: x <= cut in float32 is the same test as in float64 because x is float32.
-        cuts[f, : c.size] = c.astype(np.float32)
-        n_cuts[f] = c.size
-    Xj = jnp.asarray(X)
-    codes = _encode(Xj, jnp.asarray(cuts), jnp.asarray(n_cuts), n_bins)
-    lo, hi = _bin_ranges(Xj, codes, n_bins)
-    lo = np.asarray(lo)
-    hi = np.asarray(hi)
-    used = np.isfinite(lo) & (lo <= hi)
-    # Empty bins (possible for values absent from the subsample's gaps) keep an empty range at the cut.
-    nb = n_cuts + 1
-    bin_lo = np.where(used, lo, np.inf).astype(np.float32)
-    bin_hi = np.where(used, hi, -np.inf).astype(np.float32)
-    bin_lo, bin_hi = _fill_empty(bin_lo, bin_hi, nb)
-    return BinnedData(np.asarray(codes), bin_lo, bin_hi, nb.astype(np.int32), cuts)
-
-
-def _fill_empty(bin_lo, bin_hi, nb):
-    """Give empty bins a degenerate range equal to the previous bin's maximum (monotone ``bin_hi``).
-
-    Padding bins beyond a feature's bin count get ``bin_hi = +inf`` so binary searches over ``bin_hi`` never stop
-    there.
-    """
-    d, B = bin_lo.shape
-    for f in range(d):
-        k = int(nb[f])
-        prev = -np.inf
-        for b in range(k):
-            if not np.isfinite(bin_hi[f, b]) or bin_lo[f, b] > bin_hi[f, b]:
-                bin_lo[f, b] = prev
-                bin_hi[f, b] = prev
-            prev = bin_hi[f, b]
-        bin_lo[f, k:] = np.inf
-        bin_hi[f, k:] = np.inf
-    return bin_lo, bin_hi
+        col = np.ascontiguousarray(X[:, f])
+        sample = col if rows is None else col[rows]
+        c, cuts, lo, hi = _bin_column(col, sample, n_bins)
+        codes[:, f] = c
+        k = cuts.size + 1
+        nb[f] = k
+        cuts_all[f, : k - 1] = cuts
+        bin_lo[f, :k] = lo
+        bin_hi[f, :k] = hi
+    return BinnedData(codes, bin_lo, bin_hi, nb, cuts_all)
 
 
 def split_thresholds(bin_lo: np.ndarray, bin_hi: np.ndarray, feature: np.ndarray, code: np.ndarray) -> np.ndarray:
