@@ -2,7 +2,7 @@
 
 Loads breast cancer (scikit-learn) and mushroom (bundled UCI copy), builds the papers' case-control PU splits
 (train/test 80/20; P = a random quarter of the training positives, U = all training rows), fits every pujax
-classifier with default settings (except: Ada-PU beta = 0.01, RESVM 20 models, 2-HNC k = 10, to keep the demo short),
+classifier with default settings (except: Ada-PU beta = 0.01, RESVM 20 models, 2-HNC k = 10 and 101 lambdas, to keep the demo short),
 plus a naive baseline (unlabeled as negative) and the fully supervised oracle, and prints accuracy, F1, ROC-AUC and
 fit time on the test rows. No hyper-parameter is tuned on test labels. Options: ``--datasets``, ``--seed``, ``--methods``.
 """
@@ -37,7 +37,8 @@ def _methods(prior: float, seed: int, n: int):
         ("Ada-PU (Zhao+)", "pu", lambda: AdaPUClassifier(prior=prior, learning_rate=0.01, random_state=seed)),
         ("RESVM (Claesen+15)", "pu", lambda: make_pipeline(StandardScaler(), RESVMClassifier(
             n_models=20, n_unl=min(n, 1000), random_state=seed))),
-        ("2-HNC (Hochbaum+)", "pu", lambda: TwoHNC(prior=prior, n_neighbors=10, random_state=seed)),
+        ("2-HNC (Hochbaum+)", "pu", lambda: TwoHNC(
+            prior=prior, n_neighbors=10, lambdas=np.linspace(0.0, 0.5, 101), random_state=seed)),
     ]
 
 
