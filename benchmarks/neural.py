@@ -246,6 +246,8 @@ def render(db) -> str:
             def cell(risk):
                 if risk not in runs:
                     return "not run"
+                if runs[risk].get("seeds", 2) == 1:
+                    return f"{runs[risk]['acc_mean']:.2f} (1 seed, no sd)"
                 return f"{runs[risk]['acc_mean']:.2f} ± {runs[risk]['acc_sd']:.2f}"
 
             arch = r["model"] + ("" if not r["model_kwargs"] else f" {r['model_kwargs']}")
