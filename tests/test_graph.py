@@ -324,3 +324,11 @@ def test_two_hnc_vote_paper_protocol(data_dir):
     m = TwoHNC(prior=float(y.mean()), random_state=0).fit(X, s)
     U = s == 0
     assert (m.transductive_labels_[U] == y[U]).mean() >= 0.95
+
+
+def test_two_hnc_weights_max_samples_validation():
+    X, y, s = two_blobs()
+    with pytest.raises(ValueError, match="weights_max_samples"):
+        TwoHNC(prior=0.6, feature_weights=None, weights_max_samples=1, lambdas=np.linspace(0, 0.5, 16)).fit(X, s)
+    assert TwoHNC(weights_max_samples="auto")._weights_rows(30000) == 10000
+    assert TwoHNC(weights_max_samples=None)._weights_rows(30000) == 30000

@@ -67,6 +67,10 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         "puet": risk-reduction importances of :class:`pujax.trees.PUExtraTreesClassifier` (nnPU risk, prior pi)
         fitted with P = the labeled rows and U = all rows of the standardised X;
         None: unweighted Euclidean distance; an array: user weights. Scaled so that sum = H.
+    weights_max_samples : "auto", None or int
+        Rows given to PU ET for ``feature_weights="puet"``: a random subsample of this many rows (P = its labeled
+        rows, U = all of it); "auto" = all rows up to 20,000, else 10,000 (keeps the fit on 70,000 rows within
+        minutes); None = all rows.
     lambdas : None or sorted array
         Tradeoff grid of both stages (default 0, 0.001, ..., 0.5).
     ln_size : "paper" or "labeled"
@@ -106,7 +110,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
 
     def __init__(self, prior="auto", n_neighbors="auto", sigma="auto", feature_weights="puet", lambdas=None,
                  ln_size="paper", k_tolerance=0.02, standardize=True, normalize_distance=True, n_lanes=1,
-                 random_state=None, verbose=False):
+                 weights_max_samples="auto", random_state=None, verbose=False):
         self.prior = prior
         self.n_neighbors = n_neighbors
         self.sigma = sigma
@@ -116,6 +120,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         self.k_tolerance = k_tolerance
         self.standardize = standardize
         self.normalize_distance = normalize_distance
+        self.weights_max_samples = weights_max_samples
         self.n_lanes = n_lanes
         self.random_state = random_state
         self.verbose = verbose
@@ -155,6 +160,17 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
             raise ValueError("lambdas must be a non-empty, sorted array of non-negative finite values.")
         return lam
 
+    def _weights_rows(self, n):
+        m = self.weights_max_samples
+        if isinstance(m, str):
+            check_in(m, "weights_max_samples", ["auto"])
+            return n if n <= 20000 else 10000
+        if m is None:
+            return n
+        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 2:
+            raise ValueError(f"weights_max_samples must be 'auto', None or an int >= 2; got {m!r}.")
+        return int(min(m, n))
+
     def _rho(self, X, s, prior, seed):
         H = X.shape[1]
         fw = self.feature_weights
@@ -171,9 +187,13 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
                 ) from exc
             # case-control input of PU ET: P = the labeled rows, U = every row (a sample of the marginal, whose
             # positive fraction is pi; the rows with s = 0 alone are not)
-            lab = s == 1
-            Xpu = np.concatenate([X[lab], X])
-            spu = np.r_[np.ones(int(lab.sum()), np.int32), np.zeros(X.shape[0], np.int32)]
+            rows = np.arange(X.shape[0])
+            cap = self._weights_rows(X.shape[0])
+            if cap < X.shape[0]:  # random subsample (the importances are averages; PU ET cost grows with n)
+                rows = np.sort(np.random.default_rng(seed).choice(X.shape[0], cap, replace=False))
+            Xr, lab = X[rows], s[rows] == 1
+            Xpu = np.concatenate([Xr[lab], Xr])
+            spu = np.r_[np.ones(int(lab.sum()), np.int32), np.zeros(rows.size, np.int32)]
             et = PUExtraTreesClassifier(prior=prior, random_state=seed).fit(Xpu, spu)
             rho = np.asarray(et.risk_reduction_importances_, dtype=np.float64)
         else:
@@ -198,6 +218,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         n_lanes = int(self.n_lanes)
         if n_lanes < 1:
             raise ValueError(f"n_lanes={self.n_lanes!r} must be >= 1.")
+        self._weights_rows(n)  # validates weights_max_samples
         ks = self._k_values(n)
         sigma = self._sigma_value(n)
         lam = self._lambda_grid()
