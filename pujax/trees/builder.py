@@ -1,12 +1,14 @@
 r"""Host-side level-wise assembly of all the trees of a forest into flat node arrays (DESIGN §3.2).
 
-All trees of a batch grow together, one level per iteration: one jit call (:func:`~pujax.trees.kernels.split_level`)
-scores the candidate splits of every active node, the host decides in vectorised numpy which children are finished
-(pure, too small, too deep), appends the new nodes to flat arrays, and one jit call
-(:func:`~pujax.trees.kernels.partition_entries`) routes and compacts the rows of the unfinished children. Rows of
-finished leaves are dropped, so the work per level shrinks with the number of rows still in play. Array shapes are
-padded to a few sizes (node counts to powers of two, row counts to quarter octaves) so only a handful of kernel
-shapes are ever compiled.
+All trees of a batch grow together, one level per iteration. Rows live as *entries* (row, node) in fixed-size
+chunks; per level one jit pass over each chunk (:func:`~pujax.trees.kernels.route_and_histogram`) routes the
+entries to the children chosen at the previous level and accumulates the histograms of the sampled features, then
+per-node kernels (:func:`~pujax.trees.kernels.choose_random_splits` / ``choose_best_splits``, in blocks of at
+most 1024 nodes) draw thresholds and pick the split with the largest risk reduction. The host decides in
+vectorised numpy which children are finished (pure, too small, too deep), appends the new nodes to flat arrays
+and builds the routing table. Entries of finished leaves are dropped whenever that frees a chunk, so the work per
+level shrinks with the rows still in play. Node counts are padded to 128 or powers of two >= 1024 and chunks have
+one size per batch, so only a handful of kernel shapes are ever compiled.
 
 Termination (PU ET paper, §4 "Termination criteria"): a node is a leaf when it is *pure* (nnPU / PN node risk 0; uPU
 node risk ``-inf``, or no labeled positive in the node, where every split has zero risk reduction and every
@@ -16,29 +18,31 @@ all its rows are identical (all features constant).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.risk import node_risk, node_value
+from pujax.risk import node_risk
 from pujax.trees.binning import split_thresholds
 from pujax.trees.kernels import (
     choose_best_splits,
     choose_random_splits,
-    compact_entries,
     draw_thresholds,
+    finish_left,
+    finish_range,
     histogram,
-    initial_entries,
     left_counts,
     node_uid_child,
     prepare_nodes,
     route,
     route_and_histogram,
     route_and_range,
+    split_histogram,
 )
 
-__all__ = ["grow_forest", "pad_nodes", "pad_entries", "FOREST_KEYS"]
+__all__ = ["grow_forest", "pad_nodes", "chunk_size", "FOREST_KEYS"]
 
 FOREST_KEYS = (
     "feature", "threshold", "code", "left", "right", "value", "c1", "c0", "risk", "rr", "weight", "depth",
@@ -54,26 +58,8 @@ def pad_nodes(n: int) -> int:
 
 
 def node_block(n_pad: int) -> int:
-    """Block size of the per-node kernels (only two compiled shapes: 128 and 1024)."""
+    """Block size of the per-node kernels (two compiled shapes: 128 and 1024)."""
     return min(n_pad, 1024)
-
-
-def pad_entries(m: int, m0: int, minimum: int = 4096) -> int:
-    """Entry-array size for ``m`` live entries: the smallest of ``m0 * {1, 3/4, 1/2, 3/8, 1/4, ...}`` (rounded up
-    to a multiple of 256, at least ``minimum``) that holds them -- few distinct shapes, at most 1/3 padding."""
-    m0 = max(int(m0), 1)
-    best = -(-m0 // 256) * 256
-    k = 0
-    while True:
-        found = False
-        for num, den in ((3, 4), (1, 2)):
-            size = -(-((m0 * num) // (den << k)) // 256) * 256
-            if size >= m and size >= minimum and size < best:
-                best = size
-                found = True
-        if not found and (m0 >> k) < max(m, minimum):
-            return best
-        k += 1
 
 
 class _NodeStore:
@@ -107,6 +93,14 @@ class _NodeStore:
         return {k: v[: self.n] for k, v in self.cols.items()}
 
 
+@partial(jax.jit, static_argnames=("risk", "loss"))
+def _root_risk(c1, c0, wu, rho, sigma, *, risk, loss):
+    """Node risk of the roots, computed exactly like the per-node kernels do (float32 on device)."""
+    c1 = c1.astype(wu.dtype)
+    c0 = c0.astype(wu.dtype)
+    return node_risk(wu * (rho * c1), wu * (c0 - sigma * (rho * c1)), risk=risk, loss=loss)
+
+
 def _is_pure(risk_values, c1, risk: str):
     r = np.asarray(risk_values, dtype=np.float64)
     if risk == "upu":
@@ -132,7 +126,7 @@ def grow_forest(
     max_depth: int | None,
     min_samples_split: int,
     n_tries: int = 32,
-    max_work: int = 1 << 27,
+    max_work: int = 1 << 26,
     hist_budget: int = 1 << 25,
     bar=None,
     dtype=jnp.float32,
@@ -151,7 +145,8 @@ def grow_forest(
       max_features: features sampled per node; n_thresholds: random thresholds per feature ("random" mode).
       mode: "random" (Extra Trees) or "best" (best bin boundary).
       max_depth, min_samples_split: stopping rules; n_tries: rejection-sampling tries per feature slot.
-      max_work: bound on entries x candidates per batch of trees (memory); hist_budget: bound on histogram cells.
+      max_work: bound on the entries (tree, row) of one batch of trees (memory); hist_budget: bound on histogram
+        cells of the best-split mode.
       bar: optional progress bar (``update`` called once per finished tree batch, with the batch size).
       n_jobs: number of tree batches grown concurrently in host threads (XLA releases the GIL while it runs).
     """
@@ -177,7 +172,7 @@ def grow_forest(
     T = int(n_thresholds) if mode == "random" else n_bins_static
     n_trees = len(tree_rows)
     sizes = np.array([len(r) for r in tree_rows], dtype=np.int64)
-    per_tree = int(sizes.max()) * K * (T if mode == "random" else 1)
+    per_tree = int(sizes.max())
     batch = max(1, min(n_trees, max_work // max(per_tree, 1)))
     n_jobs = max(1, int(n_jobs))
     if n_jobs > 1:
@@ -221,9 +216,10 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
     c1 = np.array([int(s[r].sum()) for r in tree_rows], dtype=np.int64)
     c0 = np.array([len(r) for r in tree_rows], dtype=np.int64) - c1
     wu, rho, sigma = dev["wu"], dev["rho"], dev["sigma"]
-    c1j = jnp.asarray(c1, cfg["dtype"])
-    c0j = jnp.asarray(c0, cfg["dtype"])
-    root_risk = np.asarray(node_risk(wu * (rho * c1j), wu * (c0j - sigma * (rho * c1j)), risk=risk, loss=loss))
+    root_risk = np.asarray(_root_risk(jnp.asarray(_pad(c1.astype(np.int32), 128)), jnp.asarray(_pad(c0.astype(np.int32), 128)),
+                                      wu, rho, sigma, risk=risk, loss=loss))[:nt] if nt <= 128 else np.asarray(
+        _root_risk(jnp.asarray(c1.astype(np.int32)), jnp.asarray(c0.astype(np.int32)), wu, rho, sigma, risk=risk,
+                   loss=loss))
     gid = store.add(tree=np.arange(t0, t0 + nt), depth=np.zeros(nt), c1=c1, c0=c0, risk=root_risk)
     term = _is_pure(root_risk, c1, risk) | ((c1 + c0) < cfg["min_samples_split"])
     if cfg["max_depth"] is not None and cfg["max_depth"] <= 0:
@@ -241,11 +237,9 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
     e_nid = root_new[tree_np]
     sel = e_nid >= 0
     M = int(sel.sum())
-    M0 = M
     N_pad = pad_nodes(N)
-    m_size = pad_entries(M, M0)
-    rows, nid = initial_entries(jnp.asarray(rows_np[sel]), jnp.asarray(e_nid[sel].astype(np.int32)),
-                                m_out=m_size, n_out=N_pad)
+    C = chunk_size(M)
+    chunks = _make_chunks(rows_np[sel], e_nid[sel].astype(np.int32), C, N_pad)
     # routing of the "previous level" for the first pass: identity, everything goes left
     child_map = np.full((N_pad, 2), -1, np.int32)
     child_map[:N, 0] = np.arange(N)
@@ -254,9 +248,10 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
     const = np.zeros((N, d), bool)
     it = 0
     seed = dev["seed"]
+    n = dev["n"]
     while True:
         if debug:
-            print(f"it {it} N {N} N_pad {N_pad} M {M} M_size {rows.shape[0]}", flush=True)
+            print(f"it {it} N {N} N_pad {N_pad} M {M} chunks {len(chunks)}x{C}", flush=True)
         nb = node_block(N_pad)
         itj = jnp.asarray(it, jnp.uint32)
         blocks = [slice(b, b + nb) for b in range(0, N, nb)]  # blocks of padding only are skipped
@@ -267,19 +262,34 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
         for bd in blk:
             bd["feats"], bd["ok"] = prepare_nodes(bd["const"], seed, bd["tree"], bd["uid"], itj, n_slots=K)
         feats = _concat_pad([bd["feats"] for bd in blk], N_pad)
-        route_args = (jnp.asarray(route_feat), jnp.asarray(route_code), jnp.asarray(child_map))
+        # routing tables padded to >= 4096 rows: the entry kernels then compile once per node padding only
+        R = max(4096, len(route_feat))
+        route_args = (jnp.asarray(_pad(route_feat, R)), jnp.asarray(_pad(route_code, R)),
+                      jnp.asarray(_pad2(child_map, R, -1)))
         outs = []
         if cfg["mode"] == "random":
             kw = dict(n_thresholds=T, n_bins=B, shift=shift, risk=risk, loss=loss)
-            if N_pad * B <= 8 * rows.shape[0] or N_pad * K * B <= (1 << 21):
-                hist, nid = route_and_histogram(dev["codes"], dev["s"], rows, nid, *route_args, feats, n_nodes=N_pad,
-                                                n_bins=B, shift=shift, n=dev["n"], n_blocks=N_pad // nb)
+            if N_pad * B <= 2 * C * len(chunks) or N_pad * K * B <= (1 << 21):
+                acc = _zeros_hist(K, N_pad, B, shift)
+                new_chunks = []
+                for rows_c, nid_c in chunks:
+                    acc, nid_c = route_and_histogram(acc, dev["codes"], dev["s"], rows_c, nid_c, *route_args, feats,
+                                                     n_bins=B, shift=shift, n=n)
+                    new_chunks.append((rows_c, nid_c))
+                chunks = new_chunks
+                hist = split_histogram(acc, n_bins=B, n_blocks=N_pad // nb)
                 for bd, h in zip(blk, hist):
                     outs.append(choose_random_splits(h, bd["feats"], bd["ok"], bd["c1"], bd["c0"], seed, bd["tree"],
                                                      bd["uid"], itj, wu, rho, sigma, dev["bin_lo"], dev["bin_hi"],
                                                      from_hist=True, **kw))
             else:
-                mx, mn, nid = route_and_range(dev["codes"], rows, nid, *route_args, feats, n_nodes=N_pad, n=dev["n"])
+                acc = _zeros((K, N_pad, 2))
+                new_chunks = []
+                for rows_c, nid_c in chunks:
+                    acc, nid_c = route_and_range(acc, dev["codes"], rows_c, nid_c, *route_args, feats, n=n)
+                    new_chunks.append((rows_c, nid_c))
+                chunks = new_chunks
+                mx, mn = finish_range(acc)
                 thr = []
                 for i, bd in enumerate(blk):
                     b = blocks[i]
@@ -289,7 +299,10 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
                                                 n_bins=B)[0]
                     thr.append(bd["thr"])
                 thr = _concat_pad(thr, N_pad)
-                l_all, l_c1 = left_counts(dev["codes"], dev["s"], rows, nid, feats, thr, shift=shift, n=dev["n"])
+                acc = _zeros((K, N_pad, T if shift > 0 else 2 * T))
+                for rows_c, nid_c in chunks:
+                    acc = left_counts(acc, dev["codes"], dev["s"], rows_c, nid_c, feats, thr, shift=shift, n=n)
+                l_all, l_c1 = finish_left(acc, shift=shift)
                 for i, bd in enumerate(blk):
                     b = blocks[i]
                     stats = (bd["mn"], bd["mx"], l_all[b], l_c1[b], bd["thr"])
@@ -297,11 +310,12 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
                                                      bd["tree"], bd["uid"], itj, wu, rho, sigma, dev["bin_lo"],
                                                      dev["bin_hi"], from_hist=False, **kw))
         else:
-            nid = route(dev["codes"], rows, nid, *route_args, n_out=N_pad, n=dev["n"])
-            outs = _best_blocks(dev, rows, nid, blk, blocks, cfg, d)
-        new_size = pad_entries(M, M0)
-        if new_size < rows.shape[0]:
-            rows, nid = _compact(rows, nid, new_size, N_pad)
+            chunks = [(r, route(dev["codes"], r, c, *route_args, n_out=N_pad, n=n)) for r, c in chunks]
+            outs = _best_blocks(dev, chunks, blk, blocks, cfg)
+        if -(-M // C) < len(chunks):
+            while C >= 8 * 4096 and M <= C // 8:  # the tail of the growth: smaller chunks
+                C //= 8
+            chunks = _compact(chunks, C, N_pad)
         res = {k: np.concatenate([np.asarray(o[k]) for o in outs])[:N] for k in outs[0]}
         store.cols["risk"][act["gid"]] = res["risk_node"]
         nc_rows, nc_slots = np.nonzero(res["newly_const"])
@@ -358,16 +372,38 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
     return store.view()
 
 
-def _compact(rows, nid, size, n_out):
-    """Drop finished entries on the host (rare: the entry arrays shrink by halves), keeping their order."""
-    rows_h = np.asarray(rows)
-    nid_h = np.asarray(nid)
+@partial(jax.jit, static_argnames=("shape",))
+def _zeros(shape):
+    return jnp.zeros(shape, jnp.int32)
+
+
+def _zeros_hist(K, N, B, shift):
+    """Zero histogram accumulator (K, N * B[, 2])."""
+    return _zeros((K, N * B) + (() if shift > 0 else (2,)))
+
+
+def chunk_size(m: int, maximum: int = 1 << 18) -> int:
+    """Entries are processed in chunks of one fixed size per batch (a power of two, 4096 .. ``maximum``): the
+    entry kernels compile once per node padding, whatever the number of live rows."""
+    return int(min(maximum, max(4096, 1 << int(math.ceil(math.log2(max(m, 1)))))))
+
+
+def _make_chunks(rows: np.ndarray, nid: np.ndarray, C: int, n_out: int):
+    m = len(rows)
+    k = max(1, -(-m // C))
+    r = np.zeros(k * C, np.int32)
+    v = np.full(k * C, n_out, np.int32)
+    r[:m] = rows
+    v[:m] = nid
+    return [(jnp.asarray(r[i * C:(i + 1) * C]), jnp.asarray(v[i * C:(i + 1) * C])) for i in range(k)]
+
+
+def _compact(chunks, C: int, n_out: int):
+    """Drop finished entries on the host, keeping their order, and re-chunk (only when a chunk is freed)."""
+    rows_h = np.concatenate([np.asarray(r) for r, _ in chunks])
+    nid_h = np.concatenate([np.asarray(v) for _, v in chunks])
     keep = np.flatnonzero(nid_h < n_out)
-    new_rows = np.zeros(size, np.int32)
-    new_nid = np.full(size, n_out, np.int32)
-    new_rows[: len(keep)] = rows_h[keep]
-    new_nid[: len(keep)] = nid_h[keep]
-    return jnp.asarray(new_rows), jnp.asarray(new_nid)
+    return _make_chunks(rows_h[keep], nid_h[keep], C, n_out)
 
 
 def _concat_pad(parts, n):
@@ -385,13 +421,13 @@ def _pad(a, n, value=0):
     return out
 
 
-def _pad2(a, n):
-    out = np.zeros((n,) + a.shape[1:], dtype=a.dtype)
+def _pad2(a, n, value=0):
+    out = np.full((n,) + a.shape[1:], value, dtype=a.dtype)
     out[: len(a)] = a
     return out
 
 
-def _best_blocks(dev, rows, nid, blk, blocks, cfg, d):
+def _best_blocks(dev, chunks, blk, blocks, cfg):
     """Best-split histograms per node block (bounded by ``hist_budget`` cells), one pass over entries each."""
     K, B, shift = cfg["K"], cfg["n_bins"], cfg["shift"]
     cells = K * B * (1 if shift > 0 else 2)
@@ -404,8 +440,12 @@ def _best_blocks(dev, rows, nid, blk, blocks, cfg, d):
         for s0 in range(0, nb, sub):
             sl = slice(s0, s0 + sub)
             part = {k: v[sl] for k, v in bd.items()} if sub < nb else bd
-            hist = histogram(dev["codes"], dev["s"], rows, nid, part["feats"], jnp.asarray(b.start + s0, jnp.int32),
-                             n_bins=B, shift=shift, n=dev["n"])
+            acc = _zeros_hist(K, sub, B, shift)
+            off = jnp.asarray(b.start + s0, jnp.int32)
+            for rows_c, nid_c in chunks:
+                acc = histogram(acc, dev["codes"], dev["s"], rows_c, nid_c, part["feats"], off, n_bins=B, shift=shift,
+                                n=dev["n"])
+            hist = split_histogram(acc, n_bins=B, n_blocks=1)[0]
             outs.append(choose_best_splits(hist, part["feats"], part["ok"], part["c1"], part["c0"], dev["wu"],
                                            dev["rho"], dev["sigma"], n_bins=B, shift=shift, risk=cfg["risk"],
                                            loss=cfg["loss"]))
@@ -437,7 +477,9 @@ def _assemble(parts, binned, n_trees, risk, wu, rho, sigma):
     c0 = out["c0"].astype(np.float64)
     Wp = wu * rho * c1
     Wn = wu * (c0 - sigma * rho * c1)
-    v = np.asarray(node_value(jnp.asarray(Wp, jnp.float32), jnp.asarray(Wn, jnp.float32)))
+    A = Wp + Wn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(A > 0, Wp / np.where(A > 0, A, 1.0), np.where(Wp > 0, np.inf, 0.0))  # v* (Prop. 1)
     weight = (wu * rho * c1 + wu * c0).astype(np.float32)  # total example weight |P'| w_p + |U'| w_u
     rr = np.where(internal, out["rr"], 0.0).astype(np.float32)
     return {

@@ -48,6 +48,10 @@ __all__ = [
     "sample_features",
     "prepare_nodes",
     "route_and_histogram",
+    "new_histogram",
+    "split_histogram",
+    "finish_range",
+    "finish_left",
     "route",
     "histogram",
     "draw_thresholds",
@@ -172,13 +176,20 @@ def _pack(s_rows, shift):
     return 1 + (s_rows.astype(jnp.int32) << shift)
 
 
-def _hist_core(codes_t, s, rows, nid, feats, N, B, shift, n):
-    """Histograms (N, K, B[, 2]) of the sampled features; entries with ``nid >= N`` are dropped.
+def _unpack(hist, shift):
+    if shift > 0:
+        cnt = hist & ((1 << shift) - 1)
+        return cnt, hist >> shift
+    return hist[..., 0], hist[..., 1]
+
+
+def _hist_core(acc, codes_t, s, rows, nid, feats, B, shift, n):
+    """Add the histograms of one chunk of entries to ``acc`` (K, N * B[, 2]); ``nid >= N`` is dropped.
 
     One 1-D scatter-add per feature slot (``fori_loop``): cheaper on CPU than one scatter of (M, K) updates.
     ``codes_t`` is the transposed code matrix, flat: ``codes_t[f * n + row]``.
     """
-    K = feats.shape[1]
+    N = feats.shape[0]
     live = nid < N
     nc = jnp.where(live, nid, N)
     ncg = jnp.minimum(nc, N - 1)
@@ -189,32 +200,46 @@ def _hist_core(codes_t, s, rows, nid, feats, N, B, shift, n):
     else:
         data = jnp.stack([jnp.ones(sr.shape, jnp.int32), sr.astype(jnp.int32)], -1)
 
-    def body(j, acc):
+    K = feats.shape[1]
+    flat = acc.reshape((K * N * B,) + acc.shape[2:])
+    dead = K * N * B  # out of range: dropped
+
+    def body(j, flat):
         cx = codes_t[fo[ncg, j] + rows].astype(jnp.int32)
-        seg = nc * B + cx  # nc = N (dropped) for finished entries
-        return acc.at[j].set(jax.ops.segment_sum(data, seg, num_segments=N * B))
+        seg = jnp.where(live, (j * N + nc) * B + cx, dead)
+        return flat.at[seg].add(data, mode="drop")
 
-    shape = (K, N * B) if shift > 0 else (K, N * B, 2)
-    acc = jax.lax.fori_loop(0, K, body, jnp.zeros(shape, jnp.int32))
-    acc = acc.reshape((K, N, B) + (() if shift > 0 else (2,)))
-    return jnp.moveaxis(acc, 0, 1)
+    return jax.lax.fori_loop(0, K, body, flat).reshape(acc.shape)
 
 
-@partial(jax.jit, static_argnames=("n_nodes", "n_bins", "shift", "n", "n_blocks"))
-def route_and_histogram(codes_t, s, rows, nid_prev, route_feat, route_code, child_map, feats, *,
-                        n_nodes: int, n_bins: int, shift: int, n: int, n_blocks: int = 1):
-    """Route entries, then per-(node, feature, bin) histograms of the sampled features, packed.
+def new_histogram(n_slots: int, n_nodes: int, n_bins: int, shift: int):
+    """Zero histogram accumulator (K, N * B[, 2]) int32."""
+    shape = (n_slots, n_nodes * n_bins) + (() if shift > 0 else (2,))
+    return jnp.zeros(shape, jnp.int32)
+
+
+@partial(jax.jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
+def route_and_histogram(acc, codes_t, s, rows, nid_prev, route_feat, route_code, child_map, feats, *,
+                        n_bins: int, shift: int, n: int):
+    """Route one chunk of entries, then add its per-(node, feature, bin) histograms to ``acc``.
 
     Each cell holds ``count + (count of s=1) << shift`` (``shift = 0``: two channels in a last axis of size 2).
-    Returns ``(hists, nid)``: a tuple of ``n_blocks`` histograms (N / n_blocks, K, B[, 2]) int32 (node blocks
-    for the per-node kernels) and the new ``nid`` (M,) int32, ``= N`` for finished entries.
+    Returns ``(acc, nid)`` with the chunk's new ``nid`` (``= N`` for finished entries).
     """
-    N = n_nodes
+    N = feats.shape[0]
     nid = _route(codes_t, n, rows, nid_prev, route_feat, route_code, child_map)
     nid = jnp.where(nid >= 0, nid, N).astype(jnp.int32)
-    hist = _hist_core(codes_t, s, rows, nid, feats, N, n_bins, shift, n)
+    return _hist_core(acc, codes_t, s, rows, nid, feats, n_bins, shift, n), nid
+
+
+@partial(jax.jit, static_argnames=("n_bins", "n_blocks"))
+def split_histogram(acc, *, n_bins: int, n_blocks: int):
+    """(K, N * B[, 2]) accumulator -> tuple of ``n_blocks`` node blocks (N / n_blocks, K, B[, 2])."""
+    K = acc.shape[0]
+    N = acc.shape[1] // n_bins
+    hist = jnp.moveaxis(acc.reshape((K, N, n_bins) + acc.shape[2:]), 0, 1)
     nb = N // n_blocks
-    return tuple(hist[i * nb:(i + 1) * nb] for i in range(n_blocks)), nid
+    return tuple(hist[i * nb:(i + 1) * nb] for i in range(n_blocks))
 
 
 @partial(jax.jit, static_argnames=("n_out", "n"))
@@ -224,27 +249,20 @@ def route(codes_t, rows, nid_prev, route_feat, route_code, child_map, *, n_out: 
     return jnp.where(nid >= 0, nid, n_out).astype(jnp.int32)
 
 
-@partial(jax.jit, static_argnames=("n_bins", "shift", "n"))
-def histogram(codes_t, s, rows, nid, feats, offset, *, n_bins: int, shift: int, n: int):
-    """Histograms of nodes ``offset .. offset + len(feats) - 1`` only (node chunks bound the memory)."""
+@partial(jax.jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
+def histogram(acc, codes_t, s, rows, nid, feats, offset, *, n_bins: int, shift: int, n: int):
+    """Add the histograms of nodes ``offset .. offset + len(feats) - 1`` of one chunk to ``acc``."""
     N = feats.shape[0]
     local = nid - offset
     local = jnp.where((local >= 0) & (local < N), local, N)
-    return _hist_core(codes_t, s, rows, local, feats, N, n_bins, shift, n)
+    return _hist_core(acc, codes_t, s, rows, local, feats, n_bins, shift, n)
 
 
-def _unpack(hist, shift):
-    if shift > 0:
-        cnt = hist & ((1 << shift) - 1)
-        return cnt, hist >> shift
-    return hist[..., 0], hist[..., 1]
-
-
-@partial(jax.jit, static_argnames=("n_nodes", "n"))
-def route_and_range(codes_t, rows, nid_prev, route_feat, route_code, child_map, feats, *, n_nodes: int, n: int):
-    """Route entries, then the largest and smallest code of each sampled feature per node (two-pass mode)."""
-    N = n_nodes
-    K = feats.shape[1]
+@partial(jax.jit, static_argnames=("n",), donate_argnums=(0,))
+def route_and_range(acc, codes_t, rows, nid_prev, route_feat, route_code, child_map, feats, *, n: int):
+    """Route one chunk, then max-accumulate (code, 255 - code) of each sampled feature per node into ``acc``
+    (K, N, 2) (two-pass mode; see :func:`finish_range`)."""
+    N = feats.shape[0]
     nid = _route(codes_t, n, rows, nid_prev, route_feat, route_code, child_map)
     nid = jnp.where(nid >= 0, nid, N).astype(jnp.int32)
     ncg = jnp.minimum(nid, N - 1)
@@ -253,15 +271,21 @@ def route_and_range(codes_t, rows, nid_prev, route_feat, route_code, child_map, 
     def body(j, acc):
         cx = codes_t[fo[ncg, j] + rows]
         mm = jax.ops.segment_max(jnp.stack([cx, 255 - cx], -1), nid, num_segments=N)
-        return acc.at[j].set(mm.astype(jnp.int32))
+        return acc.at[j].max(mm.astype(jnp.int32))
 
-    acc = jax.lax.fori_loop(0, K, body, jnp.zeros((K, N, 2), jnp.int32))
-    return acc[:, :, 0].T, 255 - acc[:, :, 1].T, nid
+    return jax.lax.fori_loop(0, feats.shape[1], body, acc), nid
 
 
-@partial(jax.jit, static_argnames=("shift", "n"))
-def left_counts(codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
-    """Counts (all, s=1) of entries with code <= thr per (node, feature, threshold) (two-pass mode)."""
+@jax.jit
+def finish_range(acc):
+    """(K, N, 2) max accumulator -> (mx, mn) per (node, feature)."""
+    return acc[:, :, 0].T, 255 - acc[:, :, 1].T
+
+
+@partial(jax.jit, static_argnames=("shift", "n"), donate_argnums=(0,))
+def left_counts(acc, codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
+    """Add the counts (all, s=1) of one chunk's entries with code <= thr per (node, feature, threshold) to
+    ``acc`` (K, N, T or 2T) (two-pass mode; see :func:`finish_left`)."""
     N, K, T = thr.shape
     ncg = jnp.minimum(nid, N - 1)
     fo = feats * n
@@ -272,15 +296,21 @@ def left_counts(codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
         left = (cx[:, None] <= thr[ncg, j]).astype(jnp.int32)  # (M, T)
         if shift > 0:
             c = jax.ops.segment_sum(left * _pack(sr, shift)[:, None], nid, num_segments=N)
-            return acc.at[j].set(c)
-        c = jax.ops.segment_sum(jnp.concatenate([left, left * sr[:, None].astype(jnp.int32)], 1), nid,
-                                num_segments=N)
-        return acc.at[j].set(c)
+        else:
+            c = jax.ops.segment_sum(jnp.concatenate([left, left * sr[:, None].astype(jnp.int32)], 1), nid,
+                                    num_segments=N)
+        return acc.at[j].add(c)
 
-    width = T if shift > 0 else 2 * T
-    acc = jnp.moveaxis(jax.lax.fori_loop(0, K, body, jnp.zeros((K, N, width), jnp.int32)), 0, 1)  # (N, K, w)
+    return jax.lax.fori_loop(0, K, body, acc)
+
+
+@partial(jax.jit, static_argnames=("shift",))
+def finish_left(acc, *, shift: int):
+    """(K, N, w) accumulator -> (left count, left count of s=1), each (N, K, T)."""
+    acc = jnp.moveaxis(acc, 0, 1)
     if shift > 0:
         return _unpack(acc, shift)
+    T = acc.shape[2] // 2
     return acc[..., :T], acc[..., T:]
 
 
