@@ -46,7 +46,16 @@ def header(title: str) -> str:
     prog = f"-m {spec.name}" if spec is not None and spec.name else pathlib.Path(sys.argv[0]).name
     cmd = "python " + " ".join([prog] + sys.argv[1:])
     today = datetime.date.today().isoformat()
-    return f"# {title}\n\n- machine: {machine()}\n- command: `{cmd}`\n- date: {today}\n"
+    return (f"# {title}\n\n- machine: {machine()}\n- command: `{cmd}`\n- date: {today}\n"
+            f"- load average at start (1/5/15 min): {load_average()}\n")
+
+
+def load_average() -> str:
+    """The host's load average, so a reader can tell whether timings were taken on a busy machine."""
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover - not available on every platform
+        return "unavailable"
 
 
 def select_device(device: str) -> None:
