@@ -34,7 +34,7 @@ def _methods(prior: float, seed: int, n: int):
             model="linear", prior=prior, epochs=200, batch_size=n, random_state=seed))),
         ("PU ET (Wilton+22)", "pu", lambda: PUExtraTreesClassifier(prior=prior, random_state=seed)),
         # beta = 0.01: the paper's Figure 5 regime (beta = 1 drifts to all-positive; see benchmarks/results/adapu.md)
-        ("Ada-PU (Zhao+)", "pu", lambda: AdaPUClassifier(prior=prior, learning_rate=0.01, random_state=seed)),
+        ("Ada-PU (Zhao+)", "pu", lambda: AdaPUClassifier(prior=prior, random_state=seed)),
         ("RESVM (Claesen+15)", "pu", lambda: make_pipeline(StandardScaler(), RESVMClassifier(
             n_models=20, n_unl=min(n, 1000), random_state=seed))),
         ("2-HNC (Hochbaum+)", "pu", lambda: TwoHNC(

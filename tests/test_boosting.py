@@ -353,6 +353,8 @@ def test_bad_input(toy):
         AdaPUClassifier(prior=prior, n_estimators=2.5).fit(X, s)
     with pytest.raises(ValueError, match="learning_rate"):
         AdaPUClassifier(prior=prior, learning_rate=0.0).fit(X, s)
+    with pytest.raises(ValueError, match="learning_rate"):
+        AdaPUClassifier(prior=prior, learning_rate="best").fit(X, s)
     with pytest.raises(ValueError, match="n_thresholds"):
         AdaPUClassifier(prior=prior, n_thresholds="some").fit(X, s)
     with pytest.raises(ValueError, match="n_thresholds"):
@@ -402,3 +404,23 @@ def test_duplicates_equal_sample_weight(toy):
         AdaPUClassifier(prior=prior).fit(X, s, sample_weight=-w)
     with pytest.raises(ValueError, match="sample_weight"):
         AdaPUClassifier(prior=prior).fit(X, s, sample_weight=w[:-1])
+
+
+def test_learning_rate_auto_picks_min_pu_risk(toy):
+    """"auto" = one fit per β of the grid, keep the smallest PU 0-1 risk on the training rows (ties: larger β).
+    Re-derived with independent fixed-β fits and pujax.metrics.pu_zero_one_risk (toy rows are distinct)."""
+    from pujax.boosting.adapu import LEARNING_RATES
+    from pujax.metrics import pu_zero_one_risk
+
+    X, s, _, prior = toy
+    auto = AdaPUClassifier(n_estimators=8, prior=prior, random_state=0).fit(X, s)
+    risks = {}
+    for beta in LEARNING_RATES:
+        fixed = AdaPUClassifier(n_estimators=8, learning_rate=beta, prior=prior, random_state=0).fit(X, s)
+        risks[beta] = float(pu_zero_one_risk(s, fixed.predict(X), prior))
+        np.testing.assert_allclose(auto.learning_rate_risks_[beta], risks[beta], atol=1e-6)
+    best = min(LEARNING_RATES, key=lambda b: (risks[b], -b))
+    assert auto.learning_rate_ == best
+    ref = AdaPUClassifier(n_estimators=8, learning_rate=best, prior=prior, random_state=0).fit(X, s)
+    np.testing.assert_allclose(auto.decision_function(X), ref.decision_function(X), rtol=1e-6, atol=1e-6)
+    assert auto.n_estimators_ == ref.n_estimators_

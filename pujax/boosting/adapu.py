@@ -67,6 +67,7 @@ __all__ = [
     "adapu_decision_function",
     "adapu_staged_decision_function",
     "AdaPUClassifier",
+    "LEARNING_RATES",
 ]
 
 _RANGES = ("paper", "extended")
@@ -360,6 +361,21 @@ def _pad_rows(X, s, w):
             np.concatenate([w, np.zeros(pad, w.dtype)]))
 
 
+LEARNING_RATES = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
+"""The β grid searched by ``AdaPUClassifier(learning_rate="auto")`` (the paper's §5.6.2 range)."""
+
+
+def _pu_zero_one_risk_weighted(s, pred, w, prior):
+    """Weighted unbiased PU 0-1 risk ``π P_P(ŷ=0) + P_U(ŷ=1) - π P_P(ŷ=1)`` (zero-weight padding rows ignored)."""
+    s = np.asarray(s, np.float64)
+    p = np.asarray(pred, np.float64)
+    w = np.asarray(w, np.float64)
+    wp, wu = w * s, w * (1.0 - s)
+    pp = float(np.sum(wp * p) / max(np.sum(wp), 1e-300))
+    pu = float(np.sum(wu * p) / max(np.sum(wu), 1e-300))
+    return prior * (1.0 - pp) + pu - prior * pp
+
+
 class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     """Ada-PU boosting of decision stumps from positive and unlabeled data (Zhao et al.; DESIGN §3.4).
 
@@ -372,11 +388,14 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     n_estimators : int, default 100
         Number of boosting rounds ``T``.  Boosting stops earlier when the PU weight mass ``Z`` is no longer
         positive; ``n_estimators_`` is the number of rounds actually run.
-    learning_rate : float, default 1.0
+    learning_rate : float or "auto", default "auto"
         ``β`` of Algorithm 2 / §5.6.2: every ``α_t`` is multiplied by it (the weights are updated with ``β α_t``).
-        The paper tunes it per data set; small values (0.01-0.1) were much better than 1 on breast cancer and
-        UNSW-NB15 in our benchmark (``benchmarks/results/adapu.md``), where ``β = 1`` drifts to predicting
-        everything positive.
+        The paper tunes it per data set (§5.6.2, Figure 5). ``"auto"`` does that without labels: one fit per value
+        of ``LEARNING_RATES`` (same random thresholds), keeping the β with the smallest unbiased PU estimate of the
+        0-1 risk on the training rows (eq. (4) with the zero-one loss; ties go to the larger β). It costs
+        ``len(LEARNING_RATES)`` fits (no recompilation: β is not a static argument). A float fixes β; on breast
+        cancer and UNSW-NB15 ``β = 1`` drifts to predicting almost everything positive while the selected β is
+        within a point of the best fixed one (``benchmarks/results/adapu.md``).
     prior : float in (0, 1) or "auto", default "auto"
         Class prior ``π = P(y = 1)`` of the unlabeled population.
     n_thresholds : int or "all", default 1
@@ -398,11 +417,13 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         The fitted stumps: feature index (-1 for a round without an admissible stump), threshold, direction
         (+1 predicts negative on ``x <= θ``, -1 on ``x > θ``), ``β α_t``, ``ε_t`` and ``Z_t``.
     n_estimators_ : int
+    learning_rate_ : float -- the β used (the selected one when ``learning_rate="auto"``).
+    learning_rate_risks_ : dict or None -- for ``"auto"``: PU 0-1 risk estimate on the training rows per β.
     prior_, n_features_in_, classes_
     feature_importances_ : ndarray (n_features,) -- sum of ``α_t`` per feature, normalised to sum 1.
     """
 
-    def __init__(self, n_estimators=100, learning_rate=1.0, prior="auto", n_thresholds=1, threshold_range="paper",
+    def __init__(self, n_estimators=100, learning_rate="auto", prior="auto", n_thresholds=1, threshold_range="paper",
                  normalization="total", random_state=None, verbose=False):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -416,10 +437,15 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     def _check_params(self):
         T = check_positive_int(self.n_estimators, "n_estimators")
         lr = self.learning_rate
-        if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, numbers.Real):
-            raise TypeError(f"learning_rate must be a positive float; got {lr!r} ({type(lr).__name__}).")
-        if not (np.isfinite(lr) and lr > 0):
+        if isinstance(lr, str):
+            if lr != "auto":
+                raise ValueError(f'learning_rate={lr!r} is not valid; pass a float > 0 or "auto".')
+        elif isinstance(lr, (bool, np.bool_)) or not isinstance(lr, numbers.Real):
+            raise TypeError(f'learning_rate must be a positive float or "auto"; got {lr!r} ({type(lr).__name__}).')
+        elif not (np.isfinite(lr) and lr > 0):
             raise ValueError(f"learning_rate={lr!r} must be a finite float > 0 (the paper uses values in (0, 1]).")
+        else:
+            lr = float(lr)
         k = self.n_thresholds
         if k != "all":
             if isinstance(k, str):
@@ -427,7 +453,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
             k = check_positive_int(k, "n_thresholds")
         check_in(self.threshold_range, "threshold_range", _RANGES)
         check_in(self.normalization, "normalization", _NORMALIZATIONS)
-        return T, float(lr), k
+        return T, lr, k
 
     def fit(self, X, s, sample_weight=None):
         """Fit on features ``X`` (n, d) and PU labels ``s`` (1 = labeled positive, 0 = unlabeled).
@@ -444,22 +470,39 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         Xj, sj, wj = jnp.asarray(Xd), jnp.asarray(sd), jnp.asarray(wd)
         static = dict(n_thresholds=k, threshold_range=self.threshold_range)
         cands = adapu_candidates(Xd, **static)
-        if not self.verbose:
-            model = adapu_fit(key, Xj, sj, prior, lr, cands, wj, n_estimators=T, normalization=self.normalization,
-                              **static)
-        else:
+
+        def fit_one(beta, verbose):
+            if not verbose:
+                return adapu_fit(key, Xj, sj, prior, beta, cands, wj, n_estimators=T,
+                                 normalization=self.normalization, **static)
             state = adapu_init(Xj, sj, prior, wj)
             keys = jax.random.split(key, T)
             step = max(1, -(-T // 10))
             parts = []
-            with progress(T, desc="Ada-PU rounds", verbose=True) as bar:
+            with progress(T, desc=f"Ada-PU rounds (beta={beta:g})", verbose=True) as bar:
                 for start in range(0, T, step):
                     chunk = keys[start:start + step]
-                    state, part = _chunk(state, chunk, Xj, prior, lr, self.normalization == "per_set", cands,
+                    state, part = _chunk(state, chunk, Xj, prior, beta, self.normalization == "per_set", cands,
                                          n_thresholds=k)
                     parts.append(part)
                     bar.update(int(chunk.shape[0]))
-            model = AdaPUModel(*[jnp.concatenate(f) for f in zip(*parts)])
+            return AdaPUModel(*[jnp.concatenate(f) for f in zip(*parts)])
+
+        if lr == "auto":
+            risks, models = {}, {}
+            with progress(len(LEARNING_RATES), desc="Ada-PU learning rates", verbose=self.verbose) as bar:
+                for beta in LEARNING_RATES:
+                    models[beta] = fit_one(beta, False)
+                    pred = np.asarray(adapu_decision_function(models[beta], Xj)) > 0
+                    risks[beta] = _pu_zero_one_risk_weighted(sd, pred, wd, prior)
+                    bar.update()
+            lr = min(LEARNING_RATES, key=lambda b: (risks[b], -b))
+            model = models[lr]
+            self.learning_rate_risks_ = {float(b): float(r) for b, r in risks.items()}
+        else:
+            model = fit_one(lr, self.verbose)
+            self.learning_rate_risks_ = None
+        self.learning_rate_ = float(lr)
         model = jax.tree_util.tree_map(np.asarray, model)
         n_rounds = int(np.sum(model.active))
         self.features_ = model.feature[:n_rounds].astype(np.int32)
