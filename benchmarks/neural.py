@@ -24,9 +24,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import pathlib
-import platform
 import sys
 import time
 
@@ -36,7 +34,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-RESULTS = ROOT / "benchmarks" / "results"
+from benchmarks._common import RESULTS, data_dir, load_average, machine  # noqa: E402
+
 JSON_PATH = RESULTS / "neural.json"
 MD_PATH = RESULTS / "neural.md"
 
@@ -47,26 +46,6 @@ PAPER = {
     "unsw": {"uPU": "76.62 (0.01)", "nnPU": "76.63 (0.02)", "PU ET": "82.24 (0.86)"},
     "cifar": {"uPU": "62.68 (2.95)", "nnPU": "81.87 (4.20)", "PU ET": "79.74 (0.37)"},
 }
-
-
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import jax
-
-    dev = jax.devices()[0]
-    return (f"{cpu}, {os.cpu_count()} cores visible, {platform.system()}; jax {jax.__version__} on "
-            f"{dev.platform} ({dev.device_kind}); machine shared with other jobs (timings noisy)")
-
-
-def data_dir():
-    return os.environ.get("PUJAX_DATA", str(ROOT.parent / "shared" / "data"))
 
 
 def case_control(rng, X, y, n_labeled=1000):
@@ -390,7 +369,7 @@ def main(argv=None):
         if name not in SECTIONS:
             raise SystemExit(f"unknown section {name!r}; choose from {sorted(SECTIONS)}")
         result = SECTIONS[name](args)
-        entry = {"result": result, "command": command.strip(), "machine": machine(),
+        entry = {"result": result, "command": command.strip(), "machine": f"{machine()}; load average {load_average()}",
                  "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
         if not args.no_write:
             RESULTS.mkdir(parents=True, exist_ok=True)

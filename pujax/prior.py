@@ -591,7 +591,6 @@ def tice_label_frequency(X, s, n_folds=5, n_iterations=2, max_splits=500, min_si
     number of splits per fold, and the best subsets of the last iteration (for the bootstrap).
     """
     X, s = check_X_s(X, s)
-    n = X.shape[0]
     rng = np.random.default_rng(_seed_from(random_state))
     codes = _quartile_codes(X)
     folds = _stratified_folds(_duplicate_groups(X), s, n_folds, rng)

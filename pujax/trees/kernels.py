@@ -125,7 +125,6 @@ def sample_features(seed, tree, uid, it, const, n_slots: int):
     if K >= d:
         feats = jnp.broadcast_to(jnp.arange(d, dtype=jnp.int32), (N, d))
         return feats, free
-    rows = jnp.arange(N)[:, None]
     slots = jnp.arange(K, dtype=jnp.int32)[None, :]
 
     def floyd(i, ranks):
