@@ -107,46 +107,66 @@ def kmeans_plusplus(key, X, n_clusters, n_local_trials=None):
     return centers
 
 
+def _first_argmin_rows(dist, n_clusters):
+    """``argmin`` over axis 0 of a (k, n) array (first index on ties) as two plain min-reductions.
+
+    Equal to ``jnp.argmin(dist, axis=0)`` for finite inputs; on XLA:CPU a variadic (value, index) reduction costs
+    several times more than two ordinary ones, and this runs in every Lloyd iteration.
+    """
+    mn = jnp.min(dist, axis=0)
+    ks = lax.broadcasted_iota(jnp.int32, dist.shape, 0)
+    return jnp.min(jnp.where(dist == mn[None, :], ks, n_clusters), axis=0)
+
+
 def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
     """Lloyd's k-means from greedy k-means++ seeds; returns ``(labels, centers, n_iter)``.
 
-    Stops when the total squared center shift is ``<= tol * mean variance of the valid columns`` (scikit-learn's
-    rule) or after ``max_iter`` iterations; the labels are the nearest final centers. An empty cluster keeps its
-    previous center.
+    scikit-learn's stopping rules: stop when the labels did not change in an iteration ("strict convergence") or
+    when the total squared center shift is ``<= tol * mean variance of the valid columns``, or after ``max_iter``
+    iterations; the labels are the nearest final centers. An empty cluster keeps its previous center.
     """
     dtype = X.dtype
+    n = X.shape[0]
     n_valid = jnp.maximum(jnp.sum(valid), 1.0)
     tol_abs = tol * jnp.sum(jnp.var(X, axis=0)) / n_valid
     XT = X.T
     centers0 = kmeans_plusplus(key, X, n_clusters)
-    ks = jnp.arange(n_clusters)[:, None]
+    ones = jnp.ones((n,), dtype)
 
     def assign(C):  # argmin_k ||x - c_k||^2 = argmin_k (||c_k||^2 - 2 c_k . x)
         dist = jnp.sum(C * C, axis=1)[:, None] - 2.0 * (C @ XT)  # (k, n)
-        return jnp.argmin(dist, axis=0)
+        return _first_argmin_rows(dist, n_clusters)
 
     def cond(state):
-        _, shift, it = state
-        return (it < max_iter) & (shift > tol_abs)
+        _, _, it, same, _ = state
+        return (it < max_iter) & (shift_ok(state)) & ~same
+
+    def shift_ok(state):
+        return state[1] > tol_abs
 
     def body(state):
-        C, _, it = state
-        onehot_t = (assign(C)[None, :] == ks).astype(dtype)  # (k, n)
-        counts = jnp.sum(onehot_t, axis=1)
-        sums = onehot_t @ X
+        C, _, it, _, labels_prev = state
+        labels = assign(C)
+        counts = jax.ops.segment_sum(ones, labels, n_clusters)
+        sums = jax.ops.segment_sum(X, labels, n_clusters)
         C_new = jnp.where(counts[:, None] > 0, sums / jnp.maximum(counts, 1.0)[:, None], C)
         shift = jnp.sum((C_new - C) ** 2)
-        return C_new, shift, it + 1
+        return C_new, shift, it + 1, jnp.all(labels == labels_prev), labels
 
-    init = (centers0, jnp.asarray(jnp.inf, dtype), jnp.asarray(0, jnp.int32))
-    C, _, n_iter = lax.while_loop(cond, body, init)
+    init = (centers0, jnp.asarray(jnp.inf, dtype), jnp.asarray(0, jnp.int32), jnp.asarray(False),
+            jnp.full((n,), -1, jnp.int32))
+    C, _, n_iter, _, _ = lax.while_loop(cond, body, init)
     return assign(C), C, n_iter
 
 
 def _data(X, covariance_type):
-    """Per-fit constants: (X, X^T) for full covariances, ([X^2, X], [X^2, X]^T) otherwise."""
+    """Per-fit constants: (X, X^T) for full covariances, (D, D^T) with D = [X^2, X, 1] (n, 2p + 1) otherwise.
+
+    With D the diagonal/spherical M-step (weighted sums of x^2 and x, and the soft counts N_k) and the E-step
+    (the weighted log-densities, constant terms included) are one matrix product each.
+    """
     if covariance_type != "full":
-        X = jnp.concatenate([X * X, X], axis=1)
+        X = jnp.concatenate([X * X, X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
     return X, X.T
 
 
@@ -156,8 +176,8 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
     dtype = D.dtype
     n = D.shape[0]
     p = valid.shape[0]
-    nk = jnp.sum(resp_t, axis=1) + 10.0 * _eps(dtype)
     if covariance_type == "full":
+        nk = jnp.sum(resp_t, axis=1) + 10.0 * _eps(dtype)
         means = (resp_t @ D) / nk[:, None]
         diff_t = DT[None, :, :] - means[:, :, None]  # (k, p, n)
         cov = jnp.einsum("kdn,ken->kde", diff_t * resp_t[:, None, :], diff_t) / nk[:, None, None]
@@ -168,8 +188,9 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
         inv_l = jax.vmap(lambda L: jax.scipy.linalg.solve_triangular(L, eye, lower=True))(chol)
         prec = jnp.swapaxes(inv_l, 1, 2)  # upper-triangular P = L^{-T}, P P^T = cov^{-1}
     elif covariance_type in ("diag", "spherical"):
-        sums = resp_t @ D  # weighted sums of [x^2, x]: one matmul
-        means = sums[:, p:] / nk[:, None]
+        sums = resp_t @ D  # weighted sums of [x^2, x, 1]: one matmul
+        nk = sums[:, 2 * p] + 10.0 * _eps(dtype)
+        means = sums[:, p:2 * p] / nk[:, None]
         var_d = jnp.maximum(sums[:, :p] / nk[:, None] - means * means, 0.0)
         if covariance_type == "diag":
             var = jnp.where(valid[None, :] > 0, var_d + reg_covar, 1.0)
@@ -182,8 +203,9 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
     return jnp.log(nk / n), means, prec
 
 
-def _log_gauss_t(data, valid, means, prec, covariance_type):
-    """log N(x_i | mu_k, Sigma_k) on the valid columns, (k, n) layout."""
+def _weighted_log_prob_t(data, valid, params, covariance_type):
+    """log pi_k + log N(x_i | mu_k, Sigma_k) on the valid columns, (k, n) layout."""
+    log_weights, means, prec = params
     D, DT = data
     dtype = D.dtype
     n_valid = jnp.sum(valid)
@@ -193,28 +215,27 @@ def _log_gauss_t(data, valid, means, prec, covariance_type):
         y = jnp.einsum("kde,dn->ken", prec, DT) - jnp.einsum("kde,kd->ke", prec, means)[:, :, None]
         maha = jnp.sum(y * y, axis=1)  # (k, n)
         log_det = jnp.sum(jnp.log(jnp.diagonal(prec, axis1=1, axis2=2)), axis=1)
+        return -0.5 * (n_valid * log2pi + maha) + (log_det + log_weights)[:, None]
+    if covariance_type == "spherical":
+        prec_d = prec[:, None] * valid[None, :]
+        log_det = 0.5 * n_valid * jnp.log(prec)
     else:
-        if covariance_type == "spherical":
-            prec_d = prec[:, None] * valid[None, :]
-            log_det = 0.5 * n_valid * jnp.log(prec)
-        else:
-            prec_d = prec
-            log_det = 0.5 * jnp.sum(jnp.log(prec) * valid[None, :], axis=1)
-        # sum_j (x_j - mu_j)^2 p_j = [p, -2 mu p] . [x^2, x] + sum_j mu_j^2 p_j  (one matmul)
-        W = jnp.concatenate([prec_d, -2.0 * means * prec_d], axis=1)  # (k, 2p)
-        maha = W @ DT + jnp.sum(means * means * prec_d, axis=1)[:, None]
-    return -0.5 * (n_valid * log2pi + maha) + log_det[:, None]
+        prec_d = prec
+        log_det = 0.5 * jnp.sum(jnp.log(prec) * valid[None, :], axis=1)
+    # -1/2 sum_j (x_j - mu_j)^2 p_j + const_k = [-p/2, mu p, const_k - 1/2 sum_j mu_j^2 p_j] . [x^2, x, 1]
+    const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * means * prec_d, axis=1))
+    W = jnp.concatenate([-0.5 * prec_d, means * prec_d, const[:, None]], axis=1)  # (k, 2p + 1)
+    return W @ DT
 
 
 def _e_step_t(data, valid, params, covariance_type):
     """E-step, (k, n) layout: (mean log-likelihood, responsibilities, weighted log-densities)."""
-    log_weights, means, prec = params
-    wlp = _log_gauss_t(data, valid, means, prec, covariance_type) + log_weights[:, None]
+    wlp = _weighted_log_prob_t(data, valid, params, covariance_type)
     top = lax.stop_gradient(jnp.max(wlp, axis=0))
     e = jnp.exp(wlp - top[None, :])
     tot = jnp.sum(e, axis=0)
     lpn = top + jnp.log(tot)  # log-sum-exp over components
-    return jnp.mean(lpn), e / tot[None, :], wlp
+    return jnp.mean(lpn), e * (1.0 / tot)[None, :], wlp
 
 
 def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6):

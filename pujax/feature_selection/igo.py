@@ -62,6 +62,7 @@ class SearchConfig(NamedTuple):
     kmeans_tol: float = 1e-4
     variant: str = "fscpu"
     skip_duplicates: bool = True
+    vmap_candidates: bool = False  # True: vmap the candidates' EM (accelerators); False: lax.map (CPU)
 
 
 def max_selectable(costs, budget):
@@ -218,7 +219,11 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
         g_keys = jax.random.split(k_g, lam)
 
         def evaluate(_):
-            return jax.vmap(f_mask)(g_keys, m), jnp.asarray(True)
+            if config.vmap_candidates:  # one batched EM, run until every candidate converged (GPU/TPU)
+                return jax.vmap(f_mask)(g_keys, m), jnp.asarray(True)
+            # one EM per candidate in turn: on CPU each stops at its own convergence and runs unbatched
+            # products (measured ~20 % less CPU time per step than the vmapped form on Spambase)
+            return lax.map(lambda a: f_mask(*a), (g_keys, m)), jnp.asarray(True)
 
         def skip(_):
             return jnp.full((lam,), jnp.nan, dtype), jnp.asarray(False)
