@@ -66,8 +66,10 @@ def brute_force(i, j, w, cs, ct):
     return best, np.any(sets, axis=0)
 
 
-@pytest.mark.parametrize("seed,direction", [(0, "sink"), (1, "source"), (2, "both"), (3, "sink")])
-def test_parametric_matches_scipy_at_every_lambda(seed, direction):
+@pytest.mark.parametrize("seed,direction,method", [(0, "sink", "bisect"), (1, "source", "bisect"),
+                                                   (2, "both", "bisect"), (3, "sink", "bisect"),
+                                                   (4, "sink", "sweep"), (5, "source", "sweep")])
+def test_parametric_matches_scipy_at_every_lambda(seed, direction, method):
     rng = np.random.default_rng(seed)
     n = 30 + seed * 4
     i, j, w, a_s, a_t, b = random_network(rng, n)
@@ -78,7 +80,7 @@ def test_parametric_matches_scipy_at_every_lambda(seed, direction):
         src, snk = (a_s, b), (a_t, zero)
     else:  # source up and sink down
         src, snk = (a_s, b), (a_t + 15 * 3, -b)
-    res = parametric_min_cut(i, j, w, src, snk, LAMS, scale=1, **PAD)
+    res = parametric_min_cut(i, j, w, src, snk, LAMS, scale=1, method=method, **PAD)
     for q, lam in enumerate(LAMS):
         cs, ct = caps_at(src[0], src[1], snk[0], snk[1], lam)
         value, source = scipy_cut(i, j, w, cs, ct)
@@ -112,9 +114,27 @@ def test_nested_and_first_change_and_warm_equals_cold():
     assert S[0].sum() > S[-1].sum()
     first = np.where((S != S[:1]).any(0), (S != S[:1]).argmax(0), len(LAMS))
     np.testing.assert_array_equal(warm.first_change, first)
-    # several lanes give the same answer
-    lanes = parametric_min_cut(i, j, w, (a_s, np.zeros(n)), (a_t, b), LAMS, scale=1, n_lanes=2, **PAD)
-    np.testing.assert_array_equal(lanes.source_sets, warm.source_sets)
+    # the warm-started sweep, with one or several lanes, gives the same answer as the bisection
+    for lanes in (1, 2):
+        sweep = parametric_min_cut(i, j, w, (a_s, np.zeros(n)), (a_t, b), LAMS, scale=1, method="sweep",
+                                   n_lanes=lanes, **PAD)
+        np.testing.assert_array_equal(sweep.source_sets, warm.source_sets)
+        np.testing.assert_array_equal(sweep.cut_values, warm.cut_values)
+
+
+def test_bisect_repeated_lambdas():
+    """Repeated lambdas (equal sets), both directions (sink or source capacities rise), scipy at every lambda."""
+    rng = np.random.default_rng(21)
+    n = 30
+    i, j, w, a_s, a_t, b = random_network(rng, n, p=0.15)
+    lams = np.sort(np.concatenate([LAMS[:9], LAMS[3:10]]))  # 16 values with repeats
+    for src, snk in (((a_s, np.zeros(n)), (a_t, b)), ((a_s, b), (a_t, np.zeros(n)))):
+        res = parametric_min_cut(i, j, w, src, snk, lams, scale=1, **PAD)
+        for q, lam in enumerate(lams):
+            cs, ct = caps_at(src[0], src[1], snk[0], snk[1], lam)
+            value, source = scipy_cut(i, j, w, cs, ct)
+            assert res.cut_values[q] == value
+            np.testing.assert_array_equal(res.source_sets[q], source)
 
 
 def test_float_capacities_fixed_point_and_isolated_nodes():

@@ -15,8 +15,26 @@ switches to int64 -- which needs ``jax_enable_x64``; otherwise a ``ValueError`` 
 capacity of an affine arc is ``floor(A + lambda * B)`` with ``A = a * scale``, ``B = b * scale`` evaluated in floating
 point (float32, float64 under int64): it is monotone in lambda, so nestedness is kept exactly.
 
-Warm start (Gallo et al. 1989): lambdas are processed in the direction in which source capacities rise and sink
-capacities fall. Moving to the next lambda, the increase of a source arc is added to the node's excess, and a sink
+Default method, ``"bisect"`` (parallel bisection over the lambda indices; the divide-and-conquer scheme of Gallo et
+al. 1989, §3, and Hochbaum's parametric cut, run level by level). Order the lambdas so that the source sets shrink
+along the list (ascending when sink capacities rise, descending when source capacities rise) and let ``t(v)`` be the
+number of lambdas at which v is on the source side (nestedness: ``v in S_q  <=>  t(v) > q``). Every node keeps an
+interval ``[lo, hi]`` that contains ``t(v)``; at one *level* every undecided node is tested at the middle index
+``m = (lo + hi) // 2`` of its interval. Nodes of different intervals are decided with respect to each other
+(an interval lies wholly above or below another), so an edge to such a node becomes a source arc (the neighbour is
+on the source side at lambda_m) or a sink arc (it is on the sink side): the network of one level is a disjoint
+union of contracted subproblems, each one the restriction of the lambda_m network with known nodes contracted into
+the terminals, and one push-relabel solve answers all of them (the maximal minimum-cut source set of a contracted
+problem is the restriction of the maximal one, because that one contains every node known to be on the source side
+and none known to be on the sink side). ``ceil(log2(L + 1))`` levels decide every node. Warm start between levels:
+a node whose answer was "sink side" moves to a lower index, where source capacities are higher and sink capacities
+lower; its preflow is kept (an edge to the other half carried exactly its capacity from the source half -- it
+crossed the cut -- and becomes a saturated source arc). Nodes that move up restart cold (source arcs saturated,
+``min(c(s,v), c(v,t))`` sent straight to t). Each level starts with an exact global relabel.
+The cut values are then the capacities of the nested cuts, summed exactly in integers.
+
+Method ``"sweep"`` (warm start, Gallo et al. 1989): lambdas are processed in the direction in which source capacities
+rise and sink capacities fall. Moving to the next lambda, the increase of a source arc is added to the node's excess, and a sink
 arc whose new capacity is below its flow gives the difference back as excess; residual arcs are only removed, so the
 distance labels stay valid and the previous preflow is reused. When nothing active changed, the previous cut is
 kept without any work. The lambda list is split into ``n_lanes`` contiguous chunks solved in parallel by ``vmap``
@@ -33,7 +51,7 @@ import numpy as np
 from jax import lax
 
 from pujax.graph.knn import neighbor_lists
-from pujax.graph.maxflow import FlowState, cold_state, discharge, pad_graph
+from pujax.graph.maxflow import FlowState, _adaptive_relabel, cold_state, discharge, pad_graph
 
 __all__ = ["parametric_min_cut", "ParametricCut", "choose_scale", "integer_capacities"]
 
@@ -139,8 +157,89 @@ def _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, cold_every, rounds_pe
     return sides[None], values[None]
 
 
+def _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, carry, R):
+    """One level of the parallel bisection (module docstring): every undecided node v is tested at
+    ``m = (lo + hi) // 2``; returns the updated carry ``(lo, hi, state, cs_used, ct_used, m_used)``."""
+    lo, hi, s, cs_used, ct_used, m_used = carry
+    inf = nbr.shape[0]
+    dt = cap.dtype
+    zero = jnp.zeros((), dt)
+    last = mus.shape[0] - 1
+    free = lo < hi
+    m = (lo + hi) // 2
+    cs0 = integer_capacities(As, Bs, mus[jnp.minimum(m, last)], dt)
+    ct0 = integer_capacities(At, Bt, mus[jnp.minimum(m, last)], dt)
+    above = lo[nbr] > m[:, None]  # neighbour known to be on the source side at mus[m]
+    below = hi[nbr] <= m[:, None]  # ... known to be on the sink side
+    internal = free[:, None] & ~above & ~below  # same interval (both undecided)
+    cs = jnp.where(free, cs0 + jnp.where(above, cap, zero).sum(axis=1), zero)
+    ct = jnp.where(free, ct0 + jnp.where(below, cap, zero).sum(axis=1), zero)
+    # warm: nodes that were on the sink side at their previous test (m < m_used); their source arcs can only have
+    # risen (an edge to the other half carried its full capacity and is now a saturated source arc) and their sink
+    # arcs only fallen, so the preflow stays valid once the sink excess above the new capacity is given back
+    warm = free & (m < m_used)
+    cs0_old = integer_capacities(As, Bs, mus[jnp.clip(m_used, 0, last)], dt)
+    ft = ct_used - s.rt
+    ft_new = jnp.minimum(ft, ct)
+    direct = jnp.minimum(cs, ct)  # cold start: send min(c(s,v), c(v,t)) straight to t
+    st = FlowState(
+        jnp.where(internal, jnp.where(warm[:, None], s.r, cap), zero),
+        jnp.where(warm, ct - ft_new, ct - direct),
+        jnp.where(warm, s.e + (cs0 - cs0_old) + (ft - ft_new), cs - direct),
+        jnp.zeros((inf,), jnp.int32),
+    )
+    st = _adaptive_relabel(nbr, st)  # exact labels (all nodes: h = 0 marks none as unreachable)
+    st = discharge(nbr, rev_flat, st, R, force=True)
+    in_s = st.h >= inf
+    return (jnp.where(free & in_s, m + 1, lo), jnp.where(free & ~in_s, m, hi), st, cs, ct,
+            jnp.where(free, m, m_used))
+
+
+@partial(jax.jit, static_argnames=("rounds_per_relabel",))
+def _bisect(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, rounds_per_relabel):
+    """``t(v)`` for every row (see the module docstring); rows ``>= n_real`` (padding) are decided at once."""
+    inf = nbr.shape[0]
+    L = mus.shape[0]
+    rows = jnp.arange(inf)
+    lo = jnp.where(rows < n_real, 0, L).astype(jnp.int32)
+    hi = jnp.full((inf,), L, jnp.int32)
+    zi = jnp.zeros((inf,), cap.dtype)
+    carry = (lo, hi, FlowState(cap, zi, zi, jnp.zeros((inf,), jnp.int32)), zi, zi, jnp.full((inf,), -1, jnp.int32))
+    carry = lax.while_loop(lambda c: jnp.any(c[0] < c[1]),
+                           lambda c: _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, c, rounds_per_relabel),
+                           carry)
+    return carry[0]
+
+
+@jax.jit
+def _terminal_cut_parts(As, Bs, At, Bt, mus, t):
+    """For every q: sum of c(v, t) over the source side ``t(v) > q`` plus c(s, v) over the sink side."""
+    dt = jnp.int64 if As.dtype == jnp.float64 else jnp.int32
+
+    def one(q):
+        cs = integer_capacities(As, Bs, mus[q], dt)
+        ct = integer_capacities(At, Bt, mus[q], dt)
+        return jnp.where(t > q, ct, cs).sum()
+
+    return lax.map(one, jnp.arange(mus.shape[0]))
+
+
+def _nested_cut_values(nbr, cap, t, terminal):
+    """Capacities of the nested cuts ``S_q = {t > q}``: ``terminal[q]`` plus the edges from S_q to its complement,
+    accumulated exactly (int64) with a difference array over q."""
+    L = terminal.shape[0]
+    t = np.asarray(t, np.int64)
+    tv = np.broadcast_to(t[:, None], nbr.shape)
+    tu = t[nbr]
+    cross = (tv > tu) & (cap > 0)
+    diff = np.zeros(L + 1, np.int64)
+    np.add.at(diff, tu[cross], cap[cross].astype(np.int64))
+    np.add.at(diff, tv[cross], -cap[cross].astype(np.int64))
+    return np.asarray(terminal, np.int64) + np.cumsum(diff)[:L]
+
+
 def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, scale=None, n_lanes=1,
-                       rounds_per_relabel=8, warm_start=True,
+                       rounds_per_relabel=None, warm_start=True, method="bisect",
                        min_nodes=0, min_width=8) -> ParametricCut:
     """Maximal minimum-cut source sets for capacities affine in lambda, over a sorted list of lambdas.
 
@@ -152,8 +251,12 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
     lambdas : non-decreasing 1-D array; capacities must be >= 0 at every lambda.
     n_nodes : number of nodes (default: the length of ``a_s``).
     scale : fixed-point scale (default: chosen from the capacity sums, see the module docstring).
-    n_lanes : number of contiguous lambda chunks solved in parallel with ``vmap`` (1 = no vmap).
-    rounds_per_relabel : synchronous push/relabel rounds between two global relabels.
+    method : ``"bisect"`` (default: parallel bisection over the lambda indices, ``ceil(log2(L + 1))`` push-relabel
+        solves) or ``"sweep"`` (one warm-started solve per lambda). Both give the same exact answer; networks that
+        are not parametric flow graphs, and ``warm_start=False``, are solved cold at every lambda.
+    n_lanes : ``"sweep"`` only: number of contiguous lambda chunks solved in parallel with ``vmap`` (1 = no vmap).
+    rounds_per_relabel : synchronous push/relabel rounds between two global relabels (default 16 for ``"bisect"``,
+        8 for ``"sweep"``).
     min_nodes, min_width : pad the network to at least this many nodes / neighbour slots (shapes are also rounded
         up to a few sizes), so that several calls reuse one compiled program.
     warm_start : reuse the preflow along lambda (only possible for a parametric flow graph); False = cold starts.
@@ -177,6 +280,8 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
     for name, a, b in (("source_cap", a_s, b_s), ("sink_cap", a_t, b_t)):
         if min(np.min(a + lo * b), np.min(a + hi * b)) < 0:
             raise ValueError(f"{name} is negative at some lambda in [{lo}, {hi}]; capacities must be >= 0.")
+    if method not in ("bisect", "sweep"):
+        raise ValueError(f"method={method!r} must be 'bisect' or 'sweep'.")
     n_lanes = int(n_lanes)
     if n_lanes < 1:
         raise ValueError(f"n_lanes={n_lanes} must be >= 1.")
@@ -237,6 +342,28 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
     As, Bs, At, Bt = fx(a_s), fx(b_s), fx(a_t), fx(b_t)
 
     L = lam.size
+    if rounds_per_relabel is None:
+        rounds_per_relabel = 16 if method == "bisect" else 8
+    if int(rounds_per_relabel) < 1:
+        raise ValueError(f"rounds_per_relabel={rounds_per_relabel} must be >= 1.")
+    if method == "bisect" and not cold_every:
+        # source sets shrink along mus: lambda ascending when sink capacities rise, descending otherwise
+        order = np.arange(L)[::-1] if up else np.arange(L)
+        # padded with the last lambda (same sets) to 2^k - 1 or 3 * 2^(k-1) - 1 values: few compiled shapes, and
+        # 501 lambdas still need only 9 levels
+        L_pad = _round_up_size(L + 1) - 1
+        mus = jnp.asarray(np.concatenate([lam[order], np.full(L_pad - L, lam[order[-1]])]), fdt)
+        t = _bisect(nbr, rev_flat, cap, As, Bs, At, Bt, mus, jnp.int32(n), rounds_per_relabel=int(rounds_per_relabel))
+        terminal = _terminal_cut_parts(As, Bs, At, Bt, mus, t)
+        values = _nested_cut_values(nbr_p, cap_p.astype(np.int64), np.asarray(t), np.asarray(terminal))[:L]
+        t = np.asarray(t)[:n]
+        source_sets = np.empty((L, n), dtype=bool)
+        source_sets[order] = t[None, :] > np.arange(L)[:, None]
+        cut_values = np.empty(L, dtype=np.dtype(int_dtype))
+        cut_values[order] = values
+        diff = source_sets != source_sets[:1]
+        first_change = np.where(diff.any(axis=0), diff.argmax(axis=0), L).astype(np.int64)
+        return ParametricCut(source_sets, first_change, cut_values, scale)
     order = np.arange(L) if ascending else np.arange(L)[::-1]
     P = max(1, min(n_lanes, L))
     C = _round_up_size(-(-L // P))
