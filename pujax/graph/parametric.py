@@ -239,7 +239,7 @@ def _nested_cut_values(nbr, cap, t, terminal):
 
 
 def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, scale=None, n_lanes=1,
-                       rounds_per_relabel=None, warm_start=True, method="bisect",
+                       rounds_per_relabel=8, warm_start=True, method="bisect",
                        min_nodes=0, min_width=8) -> ParametricCut:
     """Maximal minimum-cut source sets for capacities affine in lambda, over a sorted list of lambdas.
 
@@ -255,8 +255,7 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
         solves) or ``"sweep"`` (one warm-started solve per lambda). Both give the same exact answer; networks that
         are not parametric flow graphs, and ``warm_start=False``, are solved cold at every lambda.
     n_lanes : ``"sweep"`` only: number of contiguous lambda chunks solved in parallel with ``vmap`` (1 = no vmap).
-    rounds_per_relabel : synchronous push/relabel rounds between two global relabels (default 16 for ``"bisect"``,
-        8 for ``"sweep"``).
+    rounds_per_relabel : synchronous push/relabel rounds between two global relabels.
     min_nodes, min_width : pad the network to at least this many nodes / neighbour slots (shapes are also rounded
         up to a few sizes), so that several calls reuse one compiled program.
     warm_start : reuse the preflow along lambda (only possible for a parametric flow graph); False = cold starts.
@@ -342,8 +341,6 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
     As, Bs, At, Bt = fx(a_s), fx(b_s), fx(a_t), fx(b_t)
 
     L = lam.size
-    if rounds_per_relabel is None:
-        rounds_per_relabel = 16 if method == "bisect" else 8
     if int(rounds_per_relabel) < 1:
         raise ValueError(f"rounds_per_relabel={rounds_per_relabel} must be >= 1.")
     if method == "bisect" and not cold_every:
