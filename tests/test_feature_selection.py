@@ -31,7 +31,7 @@ from pujax.feature_selection import (
     semi_jmi_score,
     semi_jmi_select,
 )
-from pujax.feature_selection.gmm import gmm_m_step
+from pujax.feature_selection.gmm import _first_argmin_rows, gmm_m_step, kmeans, kmeans_plusplus
 from pujax.feature_selection.selector import minmax_scale
 from pujax.feature_selection.igo import SearchConfig, igo_init, igo_run
 
@@ -202,6 +202,27 @@ def test_gmm_em_matches_sklearn_gaussian_mixture(cov):
     np.testing.assert_allclose(np.asarray(params[1]), sk.means_, atol=1e-3)
 
 
+def test_first_argmin_rows_equals_argmin_with_ties():
+    rng = np.random.default_rng(5)
+    dist = rng.integers(0, 4, (5, 300)).astype(np.float32)  # many ties: the first minimal index wins
+    got = np.asarray(jax.jit(_first_argmin_rows, static_argnums=1)(jnp.asarray(dist), 5))
+    np.testing.assert_array_equal(got, np.argmin(dist, axis=0))
+
+
+def test_kmeans_lloyd_matches_sklearn_kmeans_from_the_same_seeds():
+    from sklearn.cluster import KMeans
+
+    X, _ = _blobs(n=150, d=4, seed=3)
+    X = X + np.random.default_rng(3).normal(0, 2.5, X.shape).astype(np.float32)  # overlapping: Lloyd has work
+    key = jax.random.PRNGKey(7)
+    labels, centers, n_iter = jax.jit(kmeans, static_argnums=3)(key, jnp.asarray(X), jnp.ones(4), 4)
+    seeds = np.asarray(kmeans_plusplus(key, jnp.asarray(X), 4), np.float64)  # the seeds kmeans starts from
+    sk = KMeans(4, init=seeds, n_init=1, max_iter=300, tol=1e-4, algorithm="lloyd").fit(X.astype(np.float64))
+    np.testing.assert_array_equal(np.asarray(labels), sk.labels_)
+    assert int(n_iter) == sk.n_iter_ and sk.n_iter_ > 2
+    np.testing.assert_allclose(np.asarray(centers), sk.cluster_centers_, atol=1e-4)
+
+
 def test_masked_gmm_vmap_over_masks_and_keys_equals_loop_on_selected_columns():
     X, _ = _blobs(n=80, d=5, seed=2)
     masks = np.array([[1, 1, 0, 0, 1], [0, 1, 1, 1, 0], [1, 0, 1, 0, 1]], np.float32)
@@ -289,6 +310,9 @@ def test_several_searches_vmapped_equal_separate_searches(fitted):
     theta0 = f32(np.full(D_FEAT, 2 / D_FEAT))
     for i, k in enumerate(jax.random.split(jax.random.PRNGKey(1), 2)):
         steps = jax.random.split(k, SMALL["n_iter"])
+        # the selector clusters the candidates one after the other on CPU (lax.map); the second search here runs
+        # them as one vmapped EM (the accelerator form): the same search
+        cfg = cfg._replace(vmap_candidates=i == 1)
         state, _, f = igo_run(steps, igo_init(theta0), Xj, f32(s), f32(np.ones(D_FEAT)), f32(2.0),
                               f32(1 / (2 * D_FEAT)), f32(1 / D_FEAT), f32(np.zeros((D_FEAT, D_FEAT))), cfg)
         np.testing.assert_allclose(sel2.thetas_[i], np.asarray(state[0]), atol=1e-6)
