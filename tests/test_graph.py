@@ -298,6 +298,8 @@ def test_two_hnc_bad_input():
     lams = np.linspace(0, 0.5, 16)
     with pytest.raises(ValueError, match="n_neighbors"):
         TwoHNC(prior=0.6, n_neighbors=40, feature_weights=None, lambdas=lams).fit(X, s)
+    with pytest.raises(ValueError, match="cut_method"):
+        TwoHNC(prior=0.6, n_neighbors=5, feature_weights=None, lambdas=lams, cut_method="dinic").fit(X, s)
     with pytest.raises(ValueError, match="sigma"):
         TwoHNC(prior=0.6, sigma=-1.0, feature_weights=None, lambdas=lams).fit(X, s)
     with pytest.raises(ValueError, match="feature_weights"):

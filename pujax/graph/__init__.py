@@ -2,7 +2,8 @@
 
 - :mod:`pujax.graph.knn`: exact tiled kNN in JAX, symmetric Gaussian kNN graph in padded neighbour-list form.
 - :mod:`pujax.graph.maxflow`: synchronous push-relabel (integer capacities) for one minimum cut.
-- :mod:`pujax.graph.parametric`: :func:`parametric_min_cut` over a list of lambdas (warm-started, nested cuts).
+- :mod:`pujax.graph.parametric`: :func:`parametric_min_cut` over a list of lambdas (parallel bisection
+  or warm-started sweep; exact nested cuts).
 - :mod:`pujax.graph.hnc`: :class:`TwoHNC`, the 2-HNC classifier of Hochbaum & Nitayanont.
 """
 from pujax.graph.knn import NeighborGraph, knn_graph, knn_search, neighbor_lists

@@ -85,7 +85,11 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         were used (the authors' experiment code divides distances by sqrt(H)). False = the raw distance of §5.3,
         whose Gaussian weights vanish in high dimension (d^2 ~ 2H for standardised data).
     n_lanes : int
-        Lambda lanes solved in parallel by ``vmap`` in the parametric cut (1 is fastest on CPU).
+        ``cut_method="sweep"`` only: lambda lanes solved in parallel by ``vmap`` (1 is fastest on CPU).
+    cut_method : "bisect" or "sweep"
+        Parametric cut algorithm (:func:`pujax.graph.parametric_min_cut`): parallel bisection over the lambda grid
+        (default, ``ceil(log2(L + 1))`` push-relabel solves) or the warm-started sweep (one solve per lambda).
+        Same partitions; only the time differs.
     random_state : None, int, numpy or JAX random state
         Seeds SelectNeg's tie-breaking and the PU Extra Trees.
     verbose : bool
@@ -110,7 +114,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
 
     def __init__(self, prior="auto", n_neighbors="auto", sigma="auto", feature_weights="puet", lambdas=None,
                  ln_size="paper", k_tolerance=0.02, standardize=True, normalize_distance=True, n_lanes=1,
-                 weights_max_samples="auto", random_state=None, verbose=False):
+                 weights_max_samples="auto", random_state=None, verbose=False, cut_method="bisect"):
         self.prior = prior
         self.n_neighbors = n_neighbors
         self.sigma = sigma
@@ -122,6 +126,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         self.normalize_distance = normalize_distance
         self.weights_max_samples = weights_max_samples
         self.n_lanes = n_lanes
+        self.cut_method = cut_method
         self.random_state = random_state
         self.verbose = verbose
 
@@ -218,6 +223,8 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         n_lanes = int(self.n_lanes)
         if n_lanes < 1:
             raise ValueError(f"n_lanes={self.n_lanes!r} must be >= 1.")
+        check_in(self.cut_method, "cut_method", ["bisect", "sweep"])
+        cut_kw = {"n_lanes": n_lanes, "method": self.cut_method}
         self._weights_rows(n)  # validates weights_max_samples
         ks = self._k_values(n)
         sigma = self._sigma_value(n)
@@ -256,7 +263,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         per_k = []
         with progress(2 * len(ks), "2-HNC", self.verbose) as bar:
             for k in ks:
-                res = self._fit_k(idx[:, :k], d2[:, :k], sigma, labeled, U, n_ln, tie, lam, prior, n_lanes, bar,
+                res = self._fit_k(idx[:, :k], d2[:, :k], sigma, labeled, U, n_ln, tie, lam, prior, cut_kw, bar,
                                   min_width)
                 per_k.append((k, res))
         fr = [r["fraction"] for _, r in per_k]
@@ -283,7 +290,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         self.candidates_ = {"n_neighbors": [int(kk) for kk, _ in per_k], "positive_fraction": [float(f) for f in fr]}
         return self
 
-    def _fit_k(self, idx, d2, sigma, labeled, U, n_ln, tie, lam, prior, n_lanes, bar, min_width):
+    def _fit_k(self, idx, d2, sigma, labeled, U, n_ln, tie, lam, prior, cut_kw, bar, min_width):
         n = idx.shape[0]
         L = lam.size
         w = np.exp(-d2 / (2.0 * sigma**2))
@@ -316,7 +323,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         # ---- stage 1: HNC- (Lemma 4.1 (5)); c(s,i) = sum_{L+} w, c(i,t) = lambda d_i
         nodes1, i1, j1, w1, a_s1, _ = contract(labeled, none)
         cut1 = parametric_min_cut(i1, j1, w1, (a_s1, np.zeros(nodes1.size)), (np.zeros(nodes1.size), deg[nodes1]),
-                                  lam, n_lanes=n_lanes, min_width=min_width)
+                                  lam, min_width=min_width, **cut_kw)
         bar.update()
         src1 = cut1.source_sets  # [L, |U|]
         first_sink = np.full(n, L, np.int64)
@@ -344,7 +351,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         a_t2 = np.where(ln_loc, inner + 1.0, 0.0)
         if (~ln_loc).any():
             cut2 = parametric_min_cut(i1, j1, w1, (a_s2, b_s2), (a_t2, np.zeros(nodes1.size)), lam,
-                                      n_lanes=n_lanes, min_width=min_width)
+                                      min_width=min_width, **cut_kw)
             src2 = cut2.source_sets & ~ln_loc[None, :]
             cands.append(((nL + src2.sum(axis=1)) / n, src2, nodes1, 2))
         bar.update()
