@@ -270,47 +270,59 @@ def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag"
     return rows
 
 
-def part_table3(quick, lines):
+def part_table3(quick, lines, runs=None, out=None, rfe_step=None, datasets=("spambase", "ionosphere")):
+    """Table 3 protocol; the partial table is rewritten to ``out`` after every run."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.metrics import roc_auc_score
 
     from pujax.datasets import load
     from pujax.feature_selection import FSCPU
 
-    n_runs = 1 if quick else 3
+    n_runs = runs or (1 if quick else 3)
     T = 300 if quick else 3000
-    res = {}
-    for name in ("spambase", "ionosphere"):
+    rfe_step = rfe_step or (5 if quick else 1)
+    res, times = {}, {}
+    methods = ["FSCPU", "K-Best", "Lasso", "DT-RFE", "semi-JMI", "all features"]
+
+    def table():
+        tl = [
+            f"## Table 3 protocol: downstream AUC (up to {n_runs} runs, T = {T}, DT-RFE step {rfe_step}; ours (paper))\n",
+            "HistGradientBoostingClassifier(max_iter=100) is the offline stand-in for the paper's LightGBM (100 "
+            "trees).\n",
+            "| data set | labeled | runs | " + " | ".join(methods) + " | FSCPU wall / CPU s per search |",
+            "|---|---|---|" + "---|" * (len(methods) + 1),
+        ]
+        for name, per in res.items():
+            cells = []
+            for m in methods:
+                paper = PAPER_T3[name].get(m)
+                cells.append(f"{np.mean(per[m]):.3f}±{np.std(per[m]):.3f}" + (f" ({paper:.3f})" if paper else ""))
+            tw = np.mean([t[0] for t in times[name]]), np.mean([t[1] for t in times[name]])
+            tl.append(f"| {name} | {T3_RATES[name]:.0%} | {len(per['FSCPU'])} | " + " | ".join(cells)
+                      + f" | {tw[0]:.0f} / {tw[1]:.0f} |")
+        tl.append("")
+        return tl
+
+    for name in datasets:
         X, y = load(name, data_dir=data_dir())
         X = X.astype(np.float64)
         k = int(np.ceil(X.shape[1] / 2))
         for r in range(n_runs):
             Xtr, s, Xte, yte, _ = pu_split(X, y, T3_RATES[name], seed=100 + r)
-            sups = baseline_supports(Xtr, s, k, r, rfe_step=5 if quick else 1)
-            t0 = time.perf_counter()
+            sups = baseline_supports(Xtr, s, k, r, rfe_step=rfe_step)
+            t0, c0 = time.perf_counter(), time.process_time()
             sups["FSCPU"] = FSCPU(k, n_iter=T, random_state=r).fit(Xtr, s).get_support()
-            t_f = time.perf_counter() - t0
+            times.setdefault(name, []).append((time.perf_counter() - t0, time.process_time() - c0))
             sups["all features"] = np.ones(X.shape[1], bool)
             for meth, sup in sups.items():
                 clf = HistGradientBoostingClassifier(max_iter=100, random_state=r).fit(Xtr[:, sup], s)
                 auc = roc_auc_score(yte, clf.predict_proba(Xte[:, sup])[:, 1])
                 res.setdefault(name, {}).setdefault(meth, []).append(auc)
             print(f"[table3] {name} run {r}: " + ", ".join(f"{m} {v[-1]:.3f}" for m, v in res[name].items())
-                  + f" (FSCPU search {t_f:.0f} s)", flush=True)
-    methods = ["FSCPU", "K-Best", "Lasso", "DT-RFE", "semi-JMI", "all features"]
-    lines += [
-        f"## Table 3 protocol: downstream AUC ({n_runs} runs, T = {T}; ours (paper))\n",
-        "HistGradientBoostingClassifier(max_iter=100) is the offline stand-in for the paper's LightGBM (100 trees).\n",
-        "| data set | labeled | " + " | ".join(methods) + " |",
-        "|---|---|" + "---|" * len(methods),
-    ]
-    for name, per in res.items():
-        cells = []
-        for m in methods:
-            paper = PAPER_T3[name].get(m)
-            cells.append(f"{np.mean(per[m]):.3f}±{np.std(per[m]):.3f}" + (f" ({paper:.3f})" if paper else ""))
-        lines.append(f"| {name} | {T3_RATES[name]:.0%} | " + " | ".join(cells) + " |")
-    lines.append("")
+                  + f" (FSCPU search {times[name][-1][0]:.0f} s wall, {times[name][-1][1]:.0f} s CPU)", flush=True)
+            if out is not None:
+                pathlib.Path(out).write_text("\n".join(lines + table()) + "\n")
+    lines += table()
     return res
 
 
@@ -323,7 +335,9 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=None, help="Table 1 runs per condition")
     ap.add_argument("--covariance", default="diag", choices=["diag", "full", "spherical"],
                     help="FSCPU covariance_type for Table 1")
-    ap.add_argument("--rfe-step", type=int, default=None, help="Table 1 DT-RFE features removed per step")
+    ap.add_argument("--rfe-step", type=int, default=None, help="DT-RFE features removed per step (Tables 1, 3)")
+    ap.add_argument("--t3-runs", type=int, default=None, help="Table 3 runs per data set")
+    ap.add_argument("--datasets", default="spambase,ionosphere", help="Table 3 data sets")
     ap.add_argument("--out", default=str(RESULTS / "fscpu.md"))
     args = ap.parse_args(argv)
     select_device(args.device)
@@ -337,7 +351,8 @@ def main(argv=None):
         conds = None if args.conditions is None else [int(c) for c in args.conditions.split(",")]
         part_table1(args.quick, lines, conds, args.runs, args.covariance, out=args.out, rfe_step=args.rfe_step)
     if "table3" in parts:
-        part_table3(args.quick, lines)
+        datasets = tuple(x.strip() for x in args.datasets.split(",") if x.strip())
+        part_table3(args.quick, lines, args.t3_runs, out=args.out, rfe_step=args.rfe_step, datasets=datasets)
     lines.append(f"- load average at end (1/5/15 min): {load_average()}")
     text = "\n".join(lines) + "\n"
     print(text)
