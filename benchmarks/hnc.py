@@ -102,13 +102,14 @@ def accuracy_part(names, runs, feature_weights, lines, verbose):
         X, y = load(name, data_dir=DATA)
         X, note = prepare(name, X)
         prior = float(y.mean())
-        accs, bals, times, picks = [], [], [], []
+        accs, bals, times, cpus, picks = [], [], [], [], []
         for run in range(runs):
             rng = np.random.default_rng(run)
             s = pu_split(y, rng)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _cpu()
             m = TwoHNC(prior=prior, feature_weights=feature_weights, random_state=run, verbose=verbose).fit(X, s)
             times.append(time.perf_counter() - t)
+            cpus.append(_cpu() - c)
             U = s == 0
             yp, yt = m.transductive_labels_[U], y[U]
             accs.append(100 * np.mean(yp == yt))
@@ -118,7 +119,8 @@ def accuracy_part(names, runs, feature_weights, lines, verbose):
                   flush=True)
             store[name] = {"shape": list(X.shape), "feature_weights": str(feature_weights), "accs": accs,
                            "bals": bals, "times": times, "picks": picks, "note": note,
-                           "date": lines["date"], "command": lines["command"], "cut_method": "bisect"}
+                           "date": lines["date"], "command": lines["command"], "cut_method": "bisect",
+                           "cpu_times": cpus, "load": lines["load"], "nice": os.nice(0)}
             RESULTS_JSON.write_text(json.dumps(store, indent=1))
             lines["accuracy"] = accuracy_table(store)
             write(lines)
@@ -153,6 +155,10 @@ def accuracy_table(store):
                    f"{np.median(r['times']):.1f} s | {r.get('cut_method', 'sweep')} |")
         if r.get("note"):
             notes.append(r["note"])
+        if r.get("load"):
+            cpu = f", process CPU time per fit (median) {np.median(r['cpu_times']):.1f} s" if r.get("cpu_times") else ""
+            notes.append(f"{name}: fit times measured with load average {r['load']} (1/5/15 min) at the start"
+                         f"{', under nice ' + str(r['nice']) if r.get('nice') else ''}{cpu}")
     out.append("")
     out.append("Selected partitions per run: " + "; ".join(
         f"{name}: " + ", ".join(store[name]["picks"]) for name in store if not name.startswith("_")))

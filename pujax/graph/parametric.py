@@ -15,8 +15,9 @@ switches to int64 -- which needs ``jax_enable_x64``; otherwise a ``ValueError`` 
 capacity of an affine arc is ``floor(A + lambda * B)`` with ``A = a * scale``, ``B = b * scale`` evaluated in floating
 point (float32, float64 under int64): it is monotone in lambda, so nestedness is kept exactly.
 
-Default method, ``"bisect"`` (parallel bisection over the lambda indices; the divide-and-conquer scheme of Gallo et
-al. 1989, §3, and Hochbaum's parametric cut, run level by level). Order the lambdas so that the source sets shrink
+Default method, ``"bisect"``: parallel bisection over the lambda indices (the divide-and-conquer use of nestedness
+-- nodes already decided are contracted into the terminals -- run level by level, so that one solve serves all
+subproblems of a level). Order the lambdas so that the source sets shrink
 along the list (ascending when sink capacities rise, descending when source capacities rise) and let ``t(v)`` be the
 number of lambdas at which v is on the source side (nestedness: ``v in S_q  <=>  t(v) > q``). Every node keeps an
 interval ``[lo, hi]`` that contains ``t(v)``; at one *level* every undecided node is tested at the middle index
