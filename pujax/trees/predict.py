@@ -57,12 +57,12 @@ def _row_chunk(n_trees: int, budget: int = 1 << 22) -> int:
     return 1 << int(np.floor(np.log2(c)))
 
 
-def forest_apply(trav: dict, X: np.ndarray) -> np.ndarray:
-    """Global leaf index reached by every sample in every tree, shape (n_samples, n_trees) int32."""
+def _over_row_chunks(trav: dict, X: np.ndarray, fn, empty: np.ndarray) -> np.ndarray:
+    """Apply the jit function ``fn(xb, n_steps)`` to fixed-size row chunks of ``X`` (the last one zero-padded to a
+    bucket size, so few shapes compile) and concatenate the results along axis 0."""
     X = np.asarray(X, dtype=np.float32)
     n = X.shape[0]
-    T = int(trav["roots"].shape[0])
-    chunk = _row_chunk(T)
+    chunk = _row_chunk(int(trav["roots"].shape[0]))
     steps = _steps_bucket(trav["n_steps"])
     out = []
     for a in range(0, n, chunk):
@@ -71,10 +71,17 @@ def forest_apply(trav: dict, X: np.ndarray) -> np.ndarray:
         size = chunk if n > chunk else max(8, 1 << int(np.ceil(np.log2(max(m, 1)))))
         if m < size:
             xb = np.concatenate([xb, np.zeros((size - m, X.shape[1]), np.float32)])
-        leaves = _leaves(jnp.asarray(xb), trav["feature"], trav["threshold"], trav["left"], trav["right"],
-                         trav["roots"], n_steps=steps)
-        out.append(np.asarray(leaves)[:m])
-    return np.concatenate(out, axis=0) if out else np.zeros((0, T), np.int32)
+        out.append(np.asarray(fn(jnp.asarray(xb), steps))[:m])
+    return np.concatenate(out, axis=0) if out else empty
+
+
+def forest_apply(trav: dict, X: np.ndarray) -> np.ndarray:
+    """Global leaf index reached by every sample in every tree, shape (n_samples, n_trees) int32."""
+    def fn(xb, steps):
+        return _leaves(xb, trav["feature"], trav["threshold"], trav["left"], trav["right"], trav["roots"],
+                       n_steps=steps)
+
+    return _over_row_chunks(trav, X, fn, np.zeros((0, int(trav["roots"].shape[0])), np.int32))
 
 
 @partial(jax.jit, static_argnames=("n_steps",))
@@ -85,19 +92,8 @@ def _mean_value(X, feature, threshold, left, right, roots, value, *, n_steps: in
 
 def forest_mean_value(trav: dict, X: np.ndarray) -> np.ndarray:
     """Mean over trees of the leaf value (probability of the positive class), shape (n_samples,)."""
-    X = np.asarray(X, dtype=np.float32)
-    n = X.shape[0]
-    T = int(trav["roots"].shape[0])
-    chunk = _row_chunk(T)
-    steps = _steps_bucket(trav["n_steps"])
-    out = []
-    for a in range(0, n, chunk):
-        xb = X[a: a + chunk]
-        m = xb.shape[0]
-        size = chunk if n > chunk else max(8, 1 << int(np.ceil(np.log2(max(m, 1)))))
-        if m < size:
-            xb = np.concatenate([xb, np.zeros((size - m, X.shape[1]), np.float32)])
-        v = _mean_value(jnp.asarray(xb), trav["feature"], trav["threshold"], trav["left"], trav["right"],
-                        trav["roots"], trav["value"], n_steps=steps)
-        out.append(np.asarray(v)[:m])
-    return np.concatenate(out) if out else np.zeros(0, np.float32)
+    def fn(xb, steps):
+        return _mean_value(xb, trav["feature"], trav["threshold"], trav["left"], trav["right"], trav["roots"],
+                           trav["value"], n_steps=steps)
+
+    return _over_row_chunks(trav, X, fn, np.zeros(0, np.float32))
