@@ -48,7 +48,6 @@ __all__ = [
     "sample_features",
     "prepare_nodes",
     "route_and_histogram",
-    "new_histogram",
     "split_histogram",
     "finish_range",
     "finish_left",
@@ -59,8 +58,6 @@ __all__ = [
     "left_counts",
     "choose_random_splits",
     "choose_best_splits",
-    "compact_entries",
-    "initial_entries",
 ]
 
 _U32 = jnp.uint32
@@ -209,12 +206,6 @@ def _hist_core(acc, codes_t, s, rows, nid, feats, B, shift, n):
         return flat.at[seg].add(data, mode="drop")
 
     return jax.lax.fori_loop(0, K, body, flat).reshape(acc.shape)
-
-
-def new_histogram(n_slots: int, n_nodes: int, n_bins: int, shift: int):
-    """Zero histogram accumulator (K, N * B[, 2]) int32."""
-    shape = (n_slots, n_nodes * n_bins) + (() if shift > 0 else (2,))
-    return jnp.zeros(shape, jnp.int32)
 
 
 @partial(jax.jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
@@ -461,26 +452,3 @@ def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, *, n_bins: int, 
     rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss)
     codes_c = jnp.broadcast_to(bidx[None, None, :], (N, K, B))
     return _finish(rr, cand, l_c1, l_c0, r_l, r_r, rn, feats, codes_c, newc, B)
-
-
-# ------------------------------------------------------------------------------------------------ entries
-
-
-@partial(jax.jit, static_argnames=("m_out", "n_out"))
-def compact_entries(rows, nid, *, m_out: int, n_out: int):
-    """Drop finished entries (``nid >= n_out``), keeping order; pad to ``m_out`` with ``nid = n_out``."""
-    keep = nid < n_out
-    pos = _cumsum(keep.astype(jnp.int32), axis=0) - 1
-    dest = jnp.where(keep, pos, m_out)
-    new_rows = jnp.zeros((m_out,), rows.dtype).at[dest].set(rows, mode="drop")
-    new_nid = jnp.full((m_out,), n_out, nid.dtype).at[dest].set(nid, mode="drop")
-    return new_rows, new_nid
-
-
-@partial(jax.jit, static_argnames=("m_out", "n_out"))
-def initial_entries(row_ids, tree_ids, *, m_out: int, n_out: int):
-    """Initial entries of a batch of trees: pad ``row_ids``/``tree_ids`` (root nid) to ``m_out``."""
-    pad = m_out - row_ids.shape[0]
-    rows = jnp.concatenate([row_ids, jnp.zeros((pad,), row_ids.dtype)])
-    nid = jnp.concatenate([tree_ids, jnp.full((pad,), n_out, tree_ids.dtype)])
-    return rows, nid
