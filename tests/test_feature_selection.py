@@ -33,7 +33,16 @@ from pujax.feature_selection import (
 )
 from pujax.feature_selection.gmm import _first_argmin_rows, gmm_m_step, kmeans, kmeans_plusplus
 from pujax.feature_selection.selector import minmax_scale
-from pujax.feature_selection.igo import SearchConfig, igo_init, igo_run
+from pujax.feature_selection.igo import (
+    SearchConfig,
+    cache_init,
+    cache_insert,
+    cache_lookup,
+    igo_init,
+    igo_run,
+    mask_key,
+    pack_mask,
+)
 
 # ---------------------------------------------------------------------------------------------- objective (eq. 5)
 
@@ -309,14 +318,73 @@ def test_several_searches_vmapped_equal_separate_searches(fitted):
     cfg = SearchConfig(width=2, n_clusters=3, max_iter=20, kmeans_max_iter=20)
     theta0 = f32(np.full(D_FEAT, 2 / D_FEAT))
     for i, k in enumerate(jax.random.split(jax.random.PRNGKey(1), 2)):
-        steps = jax.random.split(k, SMALL["n_iter"])
+        k_steps, k_gmm = jax.random.split(k)
+        steps = jax.random.split(k_steps, SMALL["n_iter"])
         # the selector clusters the candidates one after the other on CPU (lax.map); the second search here runs
-        # them as one vmapped EM (the accelerator form): the same search
+        # them as one vmapped EM (the accelerator form, memo table looked up for the whole batch): the same search
         cfg = cfg._replace(vmap_candidates=i == 1)
-        state, _, f = igo_run(steps, igo_init(theta0), Xj, f32(s), f32(np.ones(D_FEAT)), f32(2.0),
+        state, _, f = igo_run(steps, igo_init(theta0, k_gmm), Xj, f32(s), f32(np.ones(D_FEAT)), f32(2.0),
                               f32(1 / (2 * D_FEAT)), f32(1 / D_FEAT), f32(np.zeros((D_FEAT, D_FEAT))), cfg)
         np.testing.assert_allclose(sel2.thetas_[i], np.asarray(state[0]), atol=1e-6)
         np.testing.assert_allclose(sel2.objective_history_[i], np.asarray(f), atol=1e-6)
+
+
+def test_pack_mask_and_cache_lookup_insert_ring():
+    rng = np.random.default_rng(5)
+    masks = (rng.random((12, 40)) < 0.5).astype(np.float32)
+    words = np.asarray(jax.vmap(pack_mask)(jnp.asarray(masks)))
+    assert words.shape == (12, 2) and words.dtype == np.uint32
+    want = [[sum(int(m[32 * w + j]) << j for j in range(32) if 32 * w + j < 40) for w in range(2)] for m in masks]
+    np.testing.assert_array_equal(words, np.array(want, np.uint64).astype(np.uint32))
+    cache = cache_init(40, 8)
+    for i in range(10):  # 10 insertions into 8 slots: masks 0 and 1 are overwritten (ring)
+        cache = cache_insert(cache, jnp.asarray(words[i]), jnp.float32(i / 10))
+    for i in range(12):
+        hit, val = cache_lookup(cache, jnp.asarray(words[i]))
+        assert bool(hit) == (2 <= i < 10)
+        assert float(val) == pytest.approx(i / 10 if 2 <= i < 10 else 0.0)
+    # per-mask GMM keys: equal masks give equal keys, different masks (almost surely) different keys
+    base = jax.random.PRNGKey(3)
+    keys = np.asarray(jax.vmap(lambda w: mask_key(base, w))(jnp.asarray(words)))
+    assert len({tuple(k.ravel()) for k in keys}) == len({tuple(w) for w in words})
+
+
+def test_cache_is_exact_and_hits_return_the_stored_values(fitted):
+    sel, X, s = fitted
+    # memoisation on by default; most late candidates repeat on this 6-feature problem (15 masks of 2 features)
+    assert 0.3 < sel.cache_hit_rate_ < 1.0
+    n_eval = int(np.isfinite(sel.objective_history_).sum())
+    assert 0 < sel.n_gmm_fits_ <= 15 and sel.n_gmm_fits_ == n_eval - round(sel.cache_hit_rate_ * n_eval)
+    # exact: the same search without the table re-fits every repeated mask and gives bit-identical histories
+    plain = FSCPU(**SMALL, random_state=0, cache_size=0).fit(X, s)
+    assert plain.cache_hit_rate_ == 0.0 and plain.n_gmm_fits_ == n_eval
+    np.testing.assert_array_equal(plain.history_, sel.history_)
+    np.testing.assert_array_equal(plain.objective_history_, sel.objective_history_)
+    # a hit returns the stored value and skips the fit: pre-fill the table with a fake objective for every mask of
+    # two features (f = sum of the selected weights) and run the compiled search: no GMM changes the outcome
+    Xs = minmax_scale(X)
+    Xj = jnp.asarray(Xs - Xs.mean(0), jnp.float32)
+    f32 = lambda v: jnp.asarray(v, jnp.float32)
+    wts = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5])
+    theta0 = f32(np.full(D_FEAT, 2 / D_FEAT))
+    state = igo_init(theta0, jax.random.PRNGKey(9))
+    cache = state[3]
+    for pair in itertools.combinations(range(D_FEAT), 2):
+        m = np.zeros(D_FEAT, np.float32)
+        m[list(pair)] = 1
+        cache = cache_insert(cache, pack_mask(jnp.asarray(m)), f32(wts[list(pair)].sum()))
+    state = state[:3] + (cache,) + state[4:]
+    cfg = SearchConfig(width=2, n_clusters=3, max_iter=20, kmeans_max_iter=20)
+    steps = jax.random.split(jax.random.PRNGKey(4), SMALL["n_iter"])
+    out, th, f = igo_run(steps, state, Xj, f32(s), f32(np.ones(D_FEAT)), f32(2.0), f32(1 / (2 * D_FEAT)),
+                         f32(1 / D_FEAT), f32(np.zeros((D_FEAT, D_FEAT))), cfg)
+    f = np.asarray(f)
+    done = np.isfinite(f[:, 0])
+    assert int(out[3].n_hits) == int(out[3].n_lookups) == 2 * done.sum() and int(out[3].ptr) == 15
+    vals = np.round(f[done] * 10) / 10  # every value is a sum of two distinct weights
+    np.testing.assert_allclose(f[done], vals, atol=1e-6)
+    assert np.all((vals >= 0.1 - 1e-6) & (vals <= 0.9 + 1e-6))
+    assert set(np.argsort(-np.asarray(out[0]))[:2]) == {4, 5}  # theta follows the fake objective
 
 
 def test_fscpu_mi_variant_and_semi_jmi():

@@ -19,6 +19,18 @@ fixed weights is equivalent to sorting Gumbel-perturbed log-weights (Gumbel-top-
       1{c_l <= remaining} (1 - m_l) theta_l. The eligible set only shrinks as the remaining budget decreases, so
       visiting the bits in Gumbel order and adding every bit that still fits draws from exactly this sequence of
       categorical distributions. With equal costs this is a sort and a prefix; with general costs a scan over d.
+
+Objective memoisation. The GMM fit behind f(phi) is random (k-means++ seeds). Here its key is a function of the
+mask and of the search's ``gmm_key`` only (``mask_key``: the key folded with the mask's bits packed in uint32 words),
+so within one search f is a deterministic function of the mask -- every candidate still gets its own independent
+initialisation, as in the paper, but a mask drawn again gets the same value instead of a fresh re-fit. That makes
+a cache exact: the search state carries a fixed-size table (``MaskCache``: packed masks, values, validity, a ring
+pointer and hit counters); every candidate is looked up by comparing its words against all slots, a hit returns
+the stored value and skips the GMM fit (``lax.cond`` per candidate, candidates visited in turn), a miss is fitted
+and written into the next ring slot. Late in a search theta saturates and the sampled masks repeat, so most fits
+are skipped (hit rates in benchmarks/results/fscpu.md). Results do not depend on the cache (same theta and f
+histories with ``cache_size=0``); under ``vmap`` (several searches, or ``vmap_candidates``) the per-candidate cond
+becomes a select and the cache saves nothing, but stays exact.
 """
 from __future__ import annotations
 
@@ -35,6 +47,12 @@ from .objective import objective_from_labels
 
 __all__ = [
     "SearchConfig",
+    "MaskCache",
+    "pack_mask",
+    "mask_key",
+    "cache_init",
+    "cache_lookup",
+    "cache_insert",
     "repair",
     "rank_weights",
     "max_selectable",
@@ -63,6 +81,69 @@ class SearchConfig(NamedTuple):
     variant: str = "fscpu"
     skip_duplicates: bool = True
     vmap_candidates: bool = False  # True: vmap the candidates' EM (accelerators); False: lax.map (CPU)
+
+
+class MaskCache(NamedTuple):
+    """Memo table of objective values by mask (part of the search state; ring-buffer replacement).
+
+    ``words`` (S, W) uint32 packed masks, ``values`` (S,) f of each, ``valid`` (S,) bool, ``ptr`` next slot to
+    write (int32, counts all insertions), ``n_lookups`` / ``n_hits`` (int32) counters. S = 0 disables the cache.
+    """
+
+    words: jax.Array
+    values: jax.Array
+    valid: jax.Array
+    ptr: jax.Array
+    n_lookups: jax.Array
+    n_hits: jax.Array
+
+
+def n_words(d):
+    """uint32 words needed to pack a mask over ``d`` features."""
+    return max(1, -(-int(d) // 32))
+
+
+def pack_mask(mask):
+    """Pack a 0/1 mask (d,) into ``ceil(d / 32)`` uint32 words (bit j of word w = feature 32 w + j)."""
+    mask = jnp.asarray(mask)
+    d = mask.shape[0]
+    W = n_words(d)
+    bits = jnp.zeros((W * 32,), jnp.uint32).at[:d].set((mask > 0).astype(jnp.uint32)).reshape(W, 32)
+    return jnp.sum(bits << jnp.arange(32, dtype=jnp.uint32)[None, :], axis=1, dtype=jnp.uint32)
+
+
+def mask_key(gmm_key, words):
+    """The GMM key of one mask: ``gmm_key`` folded with each packed word (a deterministic function of the mask)."""
+    key = gmm_key
+    for w in range(words.shape[0]):
+        key = jax.random.fold_in(key, words[w])
+    return key
+
+
+def cache_init(d, cache_size, dtype=jnp.float32):
+    """An empty :class:`MaskCache` with ``cache_size`` slots for masks over ``d`` features."""
+    S = int(cache_size)
+    zero = jnp.zeros((), jnp.int32)
+    return MaskCache(jnp.zeros((S, n_words(d)), jnp.uint32), jnp.zeros((S,), dtype), jnp.zeros((S,), bool),
+                     zero, zero, zero)
+
+
+def cache_lookup(cache, words):
+    """``(hit, value)`` for the packed mask ``words``: compares against every slot (first match wins)."""
+    match = cache.valid & jnp.all(cache.words == words[None, :], axis=1)
+    hit = jnp.any(match)
+    value = cache.values[jnp.argmax(match)]
+    return hit, jnp.where(hit, value, jnp.zeros((), cache.values.dtype))
+
+
+def cache_insert(cache, words, value):
+    """Write ``(words, value)`` into the next ring slot (overwrites the oldest entry once the table is full)."""
+    S = cache.values.shape[0]
+    slot = cache.ptr % S
+    return cache._replace(
+        words=cache.words.at[slot].set(words), values=cache.values.at[slot].set(value.astype(cache.values.dtype)),
+        valid=cache.valid.at[slot].set(True), ptr=cache.ptr + 1,
+    )
 
 
 def max_selectable(costs, budget):
@@ -189,50 +270,86 @@ def _std(stats):
     return jnp.sqrt(jnp.maximum(m2 / jnp.maximum(n, 1.0), 0.0))
 
 
-def igo_init(theta0):
-    """Search state: (theta, score-log statistics of f, score-log statistics of I) for eq. (13)."""
+DEFAULT_CACHE_SIZE = 4096
+
+
+def igo_init(theta0, gmm_key, cache_size=DEFAULT_CACHE_SIZE):
+    """Search state ``(theta, f statistics, I statistics, cache, gmm_key)``.
+
+    The score-log statistics (count, mean, M2) of f and I serve eq. (13); ``cache`` is an empty
+    :class:`MaskCache` of ``cache_size`` slots (0: no memoisation); ``gmm_key`` (constant over the search) seeds
+    the per-mask GMM keys (:func:`mask_key`).
+    """
     theta0 = jnp.asarray(theta0)
     z = jnp.zeros((), theta0.dtype)
-    return theta0, (z, z, z), (z, z, z)
+    return theta0, (z, z, z), (z, z, z), cache_init(theta0.shape[0], cache_size, theta0.dtype), gmm_key
 
 
 @partial(jax.jit, static_argnames=("config",))
 def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: SearchConfig):
-    """Run ``len(step_keys)`` steps of Algorithm 2 from ``state`` as one ``lax.scan``.
+    """Run ``len(step_keys)`` steps of Algorithm 2 from ``state`` (:func:`igo_init`) as one ``lax.scan``.
 
     Returns ``(state, theta_history (T, d), f_history (T, lambda))``; ``f_history`` holds the objective value of
-    each candidate (eq. 5), NaN on steps skipped because every candidate mask was identical (their update is zero,
-    so skipping the evaluation changes nothing but the cost; disable with ``skip_duplicates=False``).
-    ``mi_matrix`` is the semi-JMI pair matrix for ``variant="fscpu-mi"`` (ignored otherwise).
+    each candidate (eq. 5; a memoised value when the mask was evaluated before in this search), NaN on steps
+    skipped because every candidate mask was identical (their update is zero, so skipping the evaluation changes
+    nothing but the cost; disable with ``skip_duplicates=False``). ``mi_matrix`` is the semi-JMI pair matrix for
+    ``variant="fscpu-mi"`` (ignored otherwise). The GMM key of a candidate is ``mask_key(gmm_key, pack_mask(m))``
+    and the cache in the state (its size fixed by ``igo_init``) skips the fits of masks already evaluated.
     """
     lam = config.n_candidates
     dtype = X.dtype
     f_mask = make_mask_objective(X, s, config)
     use_mi = config.variant == "fscpu-mi"
+    use_cache = state[3].values.shape[0] > 0
 
     def step(carry, key):
-        theta, f_stats, i_stats = carry
-        k_s, k_r, k_g = jax.random.split(key, 3)
+        theta, f_stats, i_stats, cache, gmm_key = carry
+        k_s, k_r, _ = jax.random.split(key, 3)  # (the third key seeded the GMMs before the memoisation)
         m = (jax.random.uniform(k_s, (lam, theta.shape[0]), dtype) < theta[None, :]).astype(dtype)
         m = jax.vmap(lambda k, mm: repair(k, mm, theta, costs, budget, config.unit_cost))(
             jax.random.split(k_r, lam), m)
-        g_keys = jax.random.split(k_g, lam)
+        words = jax.vmap(pack_mask)(m)
+        g_keys = jax.vmap(lambda w: mask_key(gmm_key, w))(words)
 
-        def evaluate(_):
-            if config.vmap_candidates:  # one batched EM, run until every candidate converged (GPU/TPU)
-                return jax.vmap(f_mask)(g_keys, m), jnp.asarray(True)
-            # one EM per candidate in turn: on CPU each stops at its own convergence and runs unbatched
-            # products (measured ~20 % less CPU time per step than the vmapped form on Spambase)
-            return lax.map(lambda a: f_mask(*a), (g_keys, m)), jnp.asarray(True)
+        def evaluate(cache):
+            if not use_cache:
+                if config.vmap_candidates:  # one batched EM, run until every candidate converged (GPU/TPU)
+                    return jax.vmap(f_mask)(g_keys, m), cache, jnp.asarray(True)
+                # one EM per candidate in turn: on CPU each stops at its own convergence and runs unbatched
+                # products (measured ~20 % less CPU time per step than the vmapped form on Spambase)
+                return lax.map(lambda a: f_mask(*a), (g_keys, m)), cache, jnp.asarray(True)
+            if config.vmap_candidates:
+                hits, cached = jax.vmap(lambda w: cache_lookup(cache, w))(words)
+                fresh = lax.cond(jnp.all(hits), lambda: jnp.zeros((lam,), dtype),
+                                 lambda: jax.vmap(f_mask)(g_keys, m))
+                f = jnp.where(hits, cached, fresh)
 
-        def skip(_):
-            return jnp.full((lam,), jnp.nan, dtype), jnp.asarray(False)
+                def ins(i, c):
+                    hit_i, _ = cache_lookup(c, words[i])  # a repeat within the step is stored once
+                    new = cache_insert(c, words[i], f[i])
+                    return jax.tree_util.tree_map(lambda a, b: jnp.where(hit_i, a, b), c, new)
+
+                cache = lax.fori_loop(0, lam, ins, cache)
+                cache = cache._replace(n_hits=cache.n_hits + jnp.sum(hits.astype(jnp.int32)))
+            else:
+                def one(c, a):  # candidates in turn, so a repeat within the step hits too
+                    k, mm, w = a
+                    hit, val = cache_lookup(c, w)
+                    val, c = lax.cond(hit, lambda: (val, c),
+                                      lambda: (lambda v: (v, cache_insert(c, w, v)))(f_mask(k, mm)))
+                    return c._replace(n_hits=c.n_hits + hit.astype(jnp.int32)), val
+
+                cache, f = lax.scan(one, cache, (g_keys, m, words))
+            return f, cache._replace(n_lookups=cache.n_lookups + lam), jnp.asarray(True)
+
+        def skip(cache):
+            return jnp.full((lam,), jnp.nan, dtype), cache, jnp.asarray(False)
 
         if config.skip_duplicates:
             same = jnp.all(m == m[:1])
-            f, done = lax.cond(same, skip, evaluate, None)
+            f, cache, done = lax.cond(same, skip, evaluate, cache)
         else:
-            f, done = evaluate(None)
+            f, cache, done = evaluate(cache)
         score = jnp.where(done, f, 0.0)
         if use_mi:
             ival = jax.vmap(lambda mm: semi_jmi_score(mm, mi_matrix))(m).astype(dtype)
@@ -246,19 +363,23 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
             score = jnp.where(done, score, 0.0)
         w = rank_weights(score).astype(dtype)
         theta = jnp.clip(theta + eta * (w @ m), eps, 1.0 - eps)
-        return (theta, f_stats, i_stats), (theta, f)
+        return (theta, f_stats, i_stats, cache, gmm_key), (theta, f)
 
     state, (th_hist, f_hist) = lax.scan(step, state, step_keys)
     return state, th_hist, f_hist
 
 
-def igo_search(key, X, s, theta0, costs, budget, eta, eps, n_steps, config: SearchConfig, mi_matrix=None):
+def igo_search(key, X, s, theta0, costs, budget, eta, eps, n_steps, config: SearchConfig, mi_matrix=None,
+               cache_size=DEFAULT_CACHE_SIZE):
     """One full search (Algorithm 2) of ``n_steps`` steps from ``theta0``; vmap over ``key`` for several searches.
 
-    Returns ``(theta_final, theta_history (n_steps, d), f_history (n_steps, n_candidates))``.
+    ``key`` is split into the step keys and the search's ``gmm_key``, as :class:`FSCPU` does. Returns
+    ``(theta_final, theta_history (n_steps, d), f_history (n_steps, n_candidates))``.
     """
     if mi_matrix is None:
         mi_matrix = jnp.zeros((X.shape[1], X.shape[1]), X.dtype)
-    step_keys = jax.random.split(key, n_steps)
-    state, th, fh = igo_run(step_keys, igo_init(theta0), X, s, costs, budget, eta, eps, mi_matrix, config)
+    k_steps, k_gmm = jax.random.split(key)
+    step_keys = jax.random.split(k_steps, n_steps)
+    state0 = igo_init(theta0, k_gmm, cache_size)
+    state, th, fh = igo_run(step_keys, state0, X, s, costs, budget, eta, eps, mi_matrix, config)
     return state[0], th, fh

@@ -22,7 +22,7 @@ from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_positive_int, check_X_s
 
 from .gmm import COVARIANCE_TYPES
-from .igo import SearchConfig, igo_init, igo_run, max_selectable
+from .igo import DEFAULT_CACHE_SIZE, SearchConfig, igo_init, igo_run, max_selectable
 from .mi import discretize, pairwise_mi
 
 __all__ = ["FSCPU", "VARIANTS"]
@@ -114,6 +114,15 @@ class FSCPU(SelectorMixin, BaseEstimator):
         How the candidates of a step are clustered: "vmap" runs their EMs as one batch (until the slowest has
         converged; best on GPU/TPU), "map" one after the other (each stops at its own convergence; ~20 % less CPU
         time on CPU). "auto": "map" on the CPU backend, else "vmap". Results agree up to float rounding.
+    cache_size : int, default=4096
+        Slots of the memo table of objective values by mask (0 disables it). The GMM behind f(phi) is seeded by
+        a key derived from the mask and the search's seed, so within a search f is a deterministic function of
+        the mask (each mask still gets its own random k-means++ initialisation) and a mask sampled again reuses
+        its stored value instead of re-fitting the mixture; late in a search theta saturates and the masks
+        repeat, so most fits are skipped. Exact: the search is the same with ``cache_size=0`` (tested). The
+        table is searched by comparing all slots and refilled as a ring (oldest entry replaced). It saves time
+        only where the per-candidate branch is a real branch, i.e. ``n_searches=1`` with
+        ``candidate_batching="map"`` (the CPU default); under ``vmap`` it stays exact but skips nothing.
     random_state : None, int, numpy RandomState/Generator or JAX key, default=None
     verbose : bool, default=False
         Show a progress bar over the search steps.
@@ -130,6 +139,10 @@ class FSCPU(SelectorMixin, BaseEstimator):
         Final theta of every search.
     objective_history_ : ndarray (n_searches, n_iter, n_candidates)
         f(phi) of every evaluated candidate (NaN on skipped steps).
+    cache_hit_rate_ : float
+        Fraction of the candidate evaluations served from the memo table (all searches; 0 when disabled).
+    n_gmm_fits_ : int
+        Gaussian-mixture fits actually run (all searches; skipped duplicate steps and cache hits excluded).
     n_features_to_select_ : int
         Number of selected features.
     budget_ : float
@@ -140,7 +153,8 @@ class FSCPU(SelectorMixin, BaseEstimator):
     def __init__(self, n_features_to_select=None, n_clusters=10, n_iter=3000, variant="fscpu", *,
                  covariance_type="diag", max_em_iter=100, tol=1e-3, reg_covar=1e-6, kmeans_max_iter=300,
                  n_candidates=2, n_searches=1, learning_rate=None, clip=None, costs=None, scale="minmax",
-                 mi_bins=5, skip_duplicates=True, candidate_batching="auto", random_state=None, verbose=False):
+                 mi_bins=5, skip_duplicates=True, candidate_batching="auto", cache_size=DEFAULT_CACHE_SIZE,
+                 random_state=None, verbose=False):
         self.n_features_to_select = n_features_to_select
         self.n_clusters = n_clusters
         self.n_iter = n_iter
@@ -159,6 +173,7 @@ class FSCPU(SelectorMixin, BaseEstimator):
         self.mi_bins = mi_bins
         self.skip_duplicates = skip_duplicates
         self.candidate_batching = candidate_batching
+        self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
 
@@ -235,6 +250,7 @@ class FSCPU(SelectorMixin, BaseEstimator):
         lam = check_positive_int(self.n_candidates, "n_candidates", minimum=2)
         n_searches = check_positive_int(self.n_searches, "n_searches", minimum=1)
         mi_bins = check_positive_int(self.mi_bins, "mi_bins", minimum=2)
+        cache_size = check_positive_int(self.cache_size, "cache_size", minimum=0)
         tol = _check_float(self.tol, "tol", low=0.0)
         reg = _check_float(self.reg_covar, "reg_covar", low=0.0, low_open=False)
         eta = _check_float(self.learning_rate, "learning_rate", low=0.0, high=1.0, high_open=False,
@@ -269,8 +285,10 @@ class FSCPU(SelectorMixin, BaseEstimator):
         eps_j = jnp.asarray(eps, dtype)
 
         search_keys = jax.random.split(key, n_searches)
-        step_keys = jax.vmap(lambda k: jax.random.split(k, n_iter))(search_keys)  # (S, T, key)
-        state = jax.vmap(lambda _: igo_init(jnp.asarray(theta0, dtype)))(jnp.arange(n_searches))
+        # per search: step keys (sampling, REPAIR) and the constant key that seeds the per-mask GMM keys
+        split = jax.vmap(jax.random.split)(search_keys)  # (S, 2, key)
+        step_keys = jax.vmap(lambda k: jax.random.split(k, n_iter))(split[:, 0])  # (S, T, key)
+        state = jax.vmap(lambda kg: igo_init(jnp.asarray(theta0, dtype), kg, cache_size))(split[:, 1])
 
         def run(keys_chunk, st):
             if n_searches == 1:
@@ -295,6 +313,10 @@ class FSCPU(SelectorMixin, BaseEstimator):
         th_hist = np.concatenate(th_parts, axis=1)  # (S, T, d)
         f_hist = np.concatenate(f_parts, axis=1)
 
+        cache = state[3]
+        n_lookups = int(np.sum(np.asarray(cache.n_lookups)))
+        n_hits = int(np.sum(np.asarray(cache.n_hits)))
+        n_evaluated = int(np.sum(np.isfinite(f_hist)))
         scores = thetas.mean(axis=0)
         support = self._select(scores, costs, budget)
 
@@ -303,6 +325,8 @@ class FSCPU(SelectorMixin, BaseEstimator):
         self.thetas_ = thetas
         self.history_ = np.concatenate([theta0[None, :], th_hist.mean(axis=0)], axis=0)
         self.objective_history_ = f_hist
+        self.cache_hit_rate_ = float(n_hits / n_lookups) if n_lookups else 0.0
+        self.n_gmm_fits_ = int(n_evaluated - n_hits)
         self.support_ = support
         self.n_features_to_select_ = int(support.sum())
         self.budget_ = float(budget)
