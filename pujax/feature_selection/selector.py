@@ -142,7 +142,9 @@ class FSCPU(SelectorMixin, BaseEstimator):
     cache_hit_rate_ : float
         Fraction of the candidate evaluations served from the memo table (all searches; 0 when disabled).
     n_gmm_fits_ : int
-        Gaussian-mixture fits actually run (all searches; skipped duplicate steps and cache hits excluded).
+        Gaussian-mixture fits needed (all searches): evaluated candidates minus cache hits, skipped duplicate
+        steps excluded. With ``n_searches=1`` and ``candidate_batching="map"`` exactly these fits run; under
+        ``vmap`` the skipped fits are computed and discarded.
     n_features_to_select_ : int
         Number of selected features.
     budget_ : float
