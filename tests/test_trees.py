@@ -249,6 +249,24 @@ def test_reproducible_and_independent_of_batching(pu):
     assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))
 
 
+def test_two_pass_statistics_give_the_same_forest(pu):
+    """The Extra-Trees statistics from (min, max) + left-count passes give the same forest as the histograms."""
+    from pujax.trees.builder import grow_forest
+
+    X, s, _ = pu
+    binned = fit_bins(X, 256, seed=0)
+    grp = duplicate_groups(binned.codes)
+    n0, n1 = int((s == 0).sum()), int(s.sum())
+    rows = [np.arange(len(s))] * 6
+    kw = dict(seed=3, risk="nnpu", loss="quadratic", wu=1.0 / n0, rho=PI * n0 / n1, sigma=1.0, max_features=2,
+              n_thresholds=2, mode="random", max_depth=None, min_samples_split=2)
+    hist = grow_forest(binned, s.astype(np.uint8), grp, rows, two_pass=False, **kw)
+    two = grow_forest(binned, s.astype(np.uint8), grp, rows, two_pass=True, **kw)
+    assert len(hist["feature"]) > 6 * 3
+    for k in hist:
+        np.testing.assert_array_equal(hist[k], two[k], err_msg=k)
+
+
 def test_et_learns_and_beats_naive(pu):
     X, s, y = pu
     Xt, _, yt = _pu_data(seed=11, n_u=150, n_p=30)

@@ -134,6 +134,7 @@ def grow_forest(
     bar=None,
     dtype=jnp.float32,
     n_jobs: int = 1,
+    two_pass: bool | None = None,
 ):
     """Grow ``len(tree_rows)`` trees and return the forest as a dict of flat numpy arrays (see ``FOREST_KEYS``).
 
@@ -152,6 +153,8 @@ def grow_forest(
         cells of the best-split mode.
       bar: optional progress bar (``update`` called once per finished tree batch, with the batch size).
       n_jobs: number of tree batches grown concurrently in host threads (XLA releases the GIL while it runs).
+      two_pass: Extra-Trees statistics from (min, max) + left-count passes instead of histograms (None: chosen
+        per level, histograms unless they would be much larger than the entries).
     """
     codes = binned.codes
     n, d = codes.shape
@@ -186,7 +189,7 @@ def grow_forest(
         shift = 0  # counts too large to pack two per int32: two channels
     cfg = dict(K=K, T=T, mode=mode, shift=shift, risk=risk, loss=loss, max_depth=max_depth,
                min_samples_split=min_samples_split, n_tries=n_tries, n_bins=n_bins_static, hist_budget=hist_budget,
-               dtype=dtype)
+               dtype=dtype, two_pass=two_pass)
     starts = list(range(0, n_trees, batch))
 
     def run(t0):
@@ -272,7 +275,10 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
         outs = []
         if cfg["mode"] == "random":
             kw = dict(n_thresholds=T, n_bins=B, shift=shift, risk=risk, loss=loss)
-            if N_pad * B <= 2 * C * len(chunks) or N_pad * K * B <= (1 << 21):
+            two_pass = cfg["two_pass"]
+            if two_pass is None:  # histograms unless they would be much larger than the entries
+                two_pass = N_pad * B > 2 * C * len(chunks) and N_pad * K * B > (1 << 21)
+            if not two_pass:
                 acc = _zeros_hist(K, N_pad, B, shift)
                 new_chunks = []
                 for rows_c, nid_c in chunks:
