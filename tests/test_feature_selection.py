@@ -336,16 +336,19 @@ def test_pack_mask_and_cache_lookup_insert_ring():
     assert words.shape == (12, 2) and words.dtype == np.uint32
     want = [[sum(int(m[32 * w + j]) << j for j in range(32) if 32 * w + j < 40) for w in range(2)] for m in masks]
     np.testing.assert_array_equal(words, np.array(want, np.uint64).astype(np.uint32))
-    cache = cache_init(40, 8)
-    for i in range(10):  # 10 insertions into 8 slots: masks 0 and 1 are overwritten (ring)
-        cache = cache_insert(cache, jnp.asarray(words[i]), jnp.float32(i / 10))
-    for i in range(12):
-        hit, val = cache_lookup(cache, jnp.asarray(words[i]))
-        assert bool(hit) == (2 <= i < 10)
-        assert float(val) == pytest.approx(i / 10 if 2 <= i < 10 else 0.0)
+
+    @jax.jit
+    def fill_and_look_up(words):  # 10 insertions into 8 slots: masks 0 and 1 are overwritten (ring)
+        cache = jax.lax.fori_loop(0, 10, lambda i, c: cache_insert(c, words[i], i / 10.0), cache_init(40, 8))
+        return jax.vmap(lambda w: cache_lookup(cache, w))(words), cache.ptr
+
+    (hits, vals), ptr = fill_and_look_up(jnp.asarray(words))
+    assert int(ptr) == 10
+    np.testing.assert_array_equal(np.asarray(hits), (np.arange(12) >= 2) & (np.arange(12) < 10))
+    np.testing.assert_allclose(np.asarray(vals), np.where(np.asarray(hits), np.arange(12) / 10, 0.0), atol=1e-7)
     # per-mask GMM keys: equal masks give equal keys, different masks (almost surely) different keys
     base = jax.random.PRNGKey(3)
-    keys = np.asarray(jax.vmap(lambda w: mask_key(base, w))(jnp.asarray(words)))
+    keys = np.asarray(jax.jit(jax.vmap(lambda w: mask_key(base, w)))(jnp.asarray(words)))
     assert len({tuple(k.ravel()) for k in keys}) == len({tuple(w) for w in words})
 
 

@@ -330,7 +330,7 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
                     return jax.tree_util.tree_map(lambda a, b: jnp.where(hit_i, a, b), c, new)
 
                 cache = lax.fori_loop(0, lam, ins, cache)
-                cache = cache._replace(n_hits=cache.n_hits + jnp.sum(hits.astype(jnp.int32)))
+                cache = cache._replace(n_hits=cache.n_hits + jnp.sum(hits, dtype=jnp.int32))
             else:
                 def one(c, a):  # candidates in turn, so a repeat within the step hits too
                     k, mm, w = a
