@@ -54,7 +54,10 @@ def vmap_seeds():
              "X_pu = np.concatenate([X[pos], X])                     # P ∪ U (U contains copies of P, as the paper)\n"
              "s = np.r_[np.ones(1000, int), np.zeros(len(X), int)]   # 1 = labeled positive, 0 = unlabeled\n"
              "prior = float(y.mean())\nprint(X_pu.shape, 'prior', round(prior, 4))"),
-        md("## Train 8 seeds of nnPU and of uPU (one compiled program each)"),
+        md("## Train 8 seeds of nnPU and of uPU (one compiled program each)\n"
+           "With the CPU settings (3 epochs, 2 seeds) the unlabeled risk has not gone negative yet, so the "
+           "non-negative correction never fires and uPU and nnPU give the same networks; the two curves part "
+           "after a few tens of epochs (GPU settings: 100 epochs, 8 seeds)."),
         code("fits = {}\nfor risk in ('upu', 'nnpu'):\n"
              "    clf = NNPUClassifier(risk=risk, prior=prior, n_seeds=N_SEEDS, epochs=EPOCHS, random_state=0)\n"
              "    t0 = time.perf_counter()\n"
