@@ -18,7 +18,7 @@ from pujax.trees import (
     PURandomForestClassifier,
     SupervisedET,
 )
-from pujax.trees.binning import duplicate_groups, fit_bins, split_thresholds
+from pujax.trees.binning import fit_bins, split_thresholds
 
 PI = 0.4
 
@@ -136,8 +136,6 @@ def test_binning_exact_when_few_values_and_thresholds_route_like_codes():
     assert bq.codes.max() < 16
     order = np.argsort(Xc[:, 0])
     assert np.all(np.diff(bq.codes[order, 0].astype(int)) >= 0)
-    g = duplicate_groups(np.array([[1, 2], [1, 2], [2, 1]], np.uint8))
-    assert g[0] == g[1] != g[2]
 
 
 # ------------------------------------------------------------------ hand-built tree
@@ -255,13 +253,12 @@ def test_two_pass_statistics_give_the_same_forest(pu):
 
     X, s, _ = pu
     binned = fit_bins(X, 256, seed=0)
-    grp = duplicate_groups(binned.codes)
     n0, n1 = int((s == 0).sum()), int(s.sum())
     rows = [np.arange(len(s))] * 6
     kw = dict(seed=3, risk="nnpu", loss="quadratic", wu=1.0 / n0, rho=PI * n0 / n1, sigma=1.0, max_features=2,
               n_thresholds=2, mode="random", max_depth=None, min_samples_split=2)
-    hist = grow_forest(binned, s.astype(np.uint8), grp, rows, two_pass=False, **kw)
-    two = grow_forest(binned, s.astype(np.uint8), grp, rows, two_pass=True, **kw)
+    hist = grow_forest(binned, s.astype(np.uint8), rows, two_pass=False, **kw)
+    two = grow_forest(binned, s.astype(np.uint8), rows, two_pass=True, **kw)
     assert len(hist["feature"]) > 6 * 3
     for k in hist:
         np.testing.assert_array_equal(hist[k], two[k], err_msg=k)

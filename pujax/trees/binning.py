@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BinnedData", "fit_bins", "split_thresholds", "duplicate_groups", "MAX_BINS"]
+__all__ = ["BinnedData", "fit_bins", "split_thresholds", "MAX_BINS"]
 
 MAX_BINS = 256
 
@@ -141,12 +141,3 @@ def split_thresholds(bin_lo: np.ndarray, bin_hi: np.ndarray, feature: np.ndarray
     bad = ~(t < b.astype(np.float32)) | ~(t >= a.astype(np.float32))
     t = np.where(bad, a.astype(np.float32), t)
     return t
-
-
-def duplicate_groups(codes: np.ndarray) -> np.ndarray:
-    """int32 id per row such that two rows share an id iff their codes are identical (all features equal)."""
-    codes = np.ascontiguousarray(codes)
-    n, d = codes.shape
-    view = codes.view(np.dtype((np.void, d))).reshape(n)
-    _, inv = np.unique(view, return_inverse=True)
-    return inv.reshape(n).astype(np.int32)

@@ -114,7 +114,6 @@ def _is_pure(risk_values, c1, risk: str):
 def grow_forest(
     binned,
     s: np.ndarray,
-    grp: np.ndarray,
     tree_rows,
     *,
     seed: int,
@@ -141,7 +140,6 @@ def grow_forest(
     Args:
       binned: :class:`~pujax.trees.binning.BinnedData` of the training matrix.
       s: (n,) uint8 labels, 1 = labeled positive (PU) or positive class (PN).
-      grp: (n,) int32 id of each row's duplicate group in code space (equal ids = identical rows).
       tree_rows: list of int arrays, the training rows (with repeats for a bootstrap) of each tree.
       seed: uint32 seed of the counter-based randomness.
       risk, loss: node-risk estimator and loss (:func:`pujax.risk.node_risk`).
@@ -166,7 +164,6 @@ def grow_forest(
         "codes": jnp.asarray(np.ascontiguousarray(codes.T).reshape(-1)),
         "n": int(n),
         "s": jnp.asarray(s.astype(np.uint8)),
-        "grp": jnp.asarray(grp.astype(np.int32)),
         "bin_lo": jnp.asarray(binned.bin_lo[:, :n_bins_static]),
         "bin_hi": jnp.asarray(binned.bin_hi[:, :n_bins_static]),
         "wu": jnp.asarray(wu, dtype=dtype),
@@ -189,7 +186,7 @@ def grow_forest(
         shift = 0  # counts too large to pack two per int32: two channels
     cfg = dict(K=K, T=T, mode=mode, shift=shift, risk=risk, loss=loss, max_depth=max_depth,
                min_samples_split=min_samples_split, n_tries=n_tries, n_bins=n_bins_static, hist_budget=hist_budget,
-               dtype=dtype, two_pass=two_pass)
+               two_pass=two_pass)
     starts = list(range(0, n_trees, batch))
 
     def run(t0):

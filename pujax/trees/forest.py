@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator
 from pujax.base import PUClassifierMixin
 from pujax.progress import progress
 from pujax.risk import NODE_RISK_LOSSES
-from pujax.trees.binning import MAX_BINS, duplicate_groups, fit_bins
+from pujax.trees.binning import MAX_BINS, fit_bins
 from pujax.trees.builder import grow_forest
 from pujax.trees.predict import forest_apply, forest_mean_value, prepare_traversal
 from pujax.validation import as_key, check_in, check_positive_int, check_X_s
@@ -137,10 +137,9 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         else:
             tree_rows = [np.arange(n)] * n_trees
         binned = fit_bins(X_arr, cfg["n_bins"], seed=seed)
-        grp = duplicate_groups(binned.codes)
         with progress(n_trees, desc=type(self).__name__, verbose=bool(getattr(self, "verbose", False))) as bar:
             forest = grow_forest(
-                binned, s_arr.astype(np.uint8), grp, tree_rows, seed=seed, risk=cfg["risk"], loss=cfg["loss"],
+                binned, s_arr.astype(np.uint8), tree_rows, seed=seed, risk=cfg["risk"], loss=cfg["loss"],
                 wu=wu, rho=rho, sigma=sigma, max_features=cfg["max_features"],
                 n_thresholds=cfg["max_candidates"], mode=cfg["splitter"], max_depth=cfg["max_depth"],
                 min_samples_split=cfg["min_samples_split"], bar=bar, n_jobs=cfg["n_jobs"],
