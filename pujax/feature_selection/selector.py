@@ -118,8 +118,8 @@ class FSCPU(SelectorMixin, BaseEstimator):
         Slots of the memo table of objective values by mask (0 disables it). The GMM behind f(phi) is seeded by
         a key derived from the mask and the search's seed, so within a search f is a deterministic function of
         the mask (each mask still gets its own random k-means++ initialisation) and a mask sampled again reuses
-        its stored value instead of re-fitting the mixture; late in a search theta saturates and the masks
-        repeat, so most fits are skipped. Exact: the search is the same with ``cache_size=0`` (tested). The
+        its stored value instead of re-fitting the mixture (measured: 7 % of the fits skipped on Spambase, 17 % on
+        Ionosphere; masks repeat once theta is near 0 or 1 for most features). Exact: the search is the same with ``cache_size=0`` (tested). The
         table is searched by comparing all slots and refilled as a ring (oldest entry replaced). It saves time
         only where the per-candidate branch is a real branch, i.e. ``n_searches=1`` with
         ``candidate_batching="map"`` (the CPU default); under ``vmap`` it stays exact but skips nothing.
