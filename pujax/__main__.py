@@ -14,30 +14,27 @@ import argparse
 import time
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 
-def _tuned_svm(estimator, param_grid, cv, random_state):
-    """RESVM with ``w_pos`` chosen by the paper's protocol (pu_score CV on the PU data, refit on all rows)."""
-    from sklearn.base import BaseEstimator, ClassifierMixin
+class _PUTunedSVM(ClassifierMixin, BaseEstimator):
+    """A pujax SVM with parameters chosen by the paper's protocol (pu_score CV on the PU data, refit on all rows)."""
 
-    class PUTunedSVM(ClassifierMixin, BaseEstimator):
-        def __init__(self, estimator=None, param_grid=None, cv=3, random_state=None):
-            self.estimator, self.param_grid, self.cv, self.random_state = estimator, param_grid, cv, random_state
+    def __init__(self, estimator=None, param_grid=None, cv=3, random_state=None):
+        self.estimator, self.param_grid, self.cv, self.random_state = estimator, param_grid, cv, random_state
 
-        def fit(self, X, s):
-            from pujax.svm import pu_grid_search
+    def fit(self, X, s):
+        from pujax.svm import pu_grid_search
 
-            self.best_estimator_ = pu_grid_search(self.estimator, self.param_grid, X, s, cv=self.cv,
-                                                  random_state=self.random_state).best_estimator_
-            return self
+        self.best_estimator_ = pu_grid_search(self.estimator, self.param_grid, X, s, cv=self.cv,
+                                              random_state=self.random_state).best_estimator_
+        return self
 
-        def predict(self, X):
-            return self.best_estimator_.predict(X)
+    def predict(self, X):
+        return self.best_estimator_.predict(X)
 
-        def decision_function(self, X):
-            return self.best_estimator_.decision_function(X)
-
-    return PUTunedSVM(estimator, param_grid, cv, random_state)
+    def decision_function(self, X):
+        return self.best_estimator_.decision_function(X)
 
 
 def _methods(prior: float, seed: int, n: int):
@@ -60,7 +57,7 @@ def _methods(prior: float, seed: int, n: int):
             model="linear", prior=prior, epochs=200, batch_size=n, random_state=seed))),
         ("PU ET (Wilton+22)", "pu", lambda: PUExtraTreesClassifier(prior=prior, random_state=seed)),
         ("Ada-PU (Zhao+)", "pu", lambda: AdaPUClassifier(prior=prior, random_state=seed)),
-        ("RESVM (Claesen+15)", "pu", lambda: make_pipeline(StandardScaler(), _tuned_svm(
+        ("RESVM (Claesen+15)", "pu", lambda: make_pipeline(StandardScaler(), _PUTunedSVM(
             RESVMClassifier(n_models=20, n_unl=min(n, 1000), random_state=seed), {"w_pos": [1.0, 4.0, 16.0]}, 3,
             seed))),
         ("2-HNC (Hochbaum+)", "pu", lambda: TwoHNC(
