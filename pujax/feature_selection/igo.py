@@ -305,7 +305,7 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
 
     def step(carry, key):
         theta, f_stats, i_stats, cache, gmm_key = carry
-        k_s, k_r, _ = jax.random.split(key, 3)  # (the third key seeded the GMMs before the memoisation)
+        k_s, k_r, _ = jax.random.split(key, 3)  # sampling and REPAIR keys (GMM keys come from the masks)
         m = (jax.random.uniform(k_s, (lam, theta.shape[0]), dtype) < theta[None, :]).astype(dtype)
         m = jax.vmap(lambda k, mm: repair(k, mm, theta, costs, budget, config.unit_cost))(
             jax.random.split(k_r, lam), m)
