@@ -32,7 +32,7 @@ from pujax.feature_selection import (
     semi_jmi_select,
 )
 from pujax.feature_selection.gmm import _first_argmin_rows, gmm_m_step, kmeans, kmeans_plusplus
-from pujax.feature_selection.selector import minmax_scale
+from pujax.feature_selection.selector import _devices_for, minmax_scale
 from pujax.feature_selection.igo import (
     SearchConfig,
     cache_init,
@@ -442,6 +442,58 @@ def test_fscpu_bad_input(fitted):
         FSCPU(n_features_to_select=0.5, costs=np.ones(D_FEAT)).fit(X, s)
     with pytest.raises(ValueError, match="features"):
         fitted[0].transform(X[:, :3])
+    with pytest.raises(ValueError, match="n_jobs"):
+        FSCPU(n_jobs=0).fit(X, s)
+    with pytest.raises(ValueError, match="n_jobs"):
+        FSCPU(n_jobs=1.5).fit(X, s)
+
+
+def test_devices_for_divides_the_candidates():
+    n_dev = len(jax.devices())
+    assert _devices_for(None, 2) == 1 and _devices_for(1, 2) == 1
+    assert _devices_for(-1, 2) == min(2, n_dev) and _devices_for(8, 4) in (1, 2, 4)
+    assert 3 % _devices_for(-1, 3) == 0 and _devices_for(-1, 3) <= n_dev
+
+
+_SHARDED_SCRIPT = """
+import json, sys
+import numpy as np
+from pujax.feature_selection import FSCPU
+d = np.load(sys.argv[1])
+kw = json.loads(sys.argv[2])
+out = {}
+for name, extra in [("one", dict(n_jobs=1)), ("all", dict(n_jobs=-1)), ("all2", dict(n_jobs=-1, n_searches=2)),
+                    ("one2", dict(n_jobs=1, n_searches=2))]:
+    sel = FSCPU(**kw, **extra, random_state=0).fit(d["X"], d["s"])
+    out[name] = dict(n_jobs=sel.n_jobs_, support=sel.get_support().tolist(), history=sel.history_.tolist(),
+                     f=np.nan_to_num(sel.objective_history_, nan=-1.0).tolist(), fits=sel.n_gmm_fits_,
+                     hit=sel.cache_hit_rate_)
+print(json.dumps(out))
+"""
+
+
+def test_candidates_split_across_two_cpu_devices_equal_one_device(tmp_path):
+    """n_jobs=-1 with two JAX CPU devices (shard_map over the candidates) runs the same search as n_jobs=1."""
+    import json
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    X, s, _ = _pu_problem()
+    np.savez(tmp_path / "data.npz", X=X, s=s)
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
+    res = subprocess.run([sys.executable, "-c", _SHARDED_SCRIPT, str(tmp_path / "data.npz"), json.dumps(SMALL)],
+                         capture_output=True, text=True, env=env, cwd=pathlib.Path(__file__).resolve().parents[1])
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["one"]["n_jobs"] == 1 and out["all"]["n_jobs"] == 2 and out["all2"]["n_jobs"] == 2
+    for a, b in [("one", "all"), ("one2", "all2")]:
+        assert out[a]["support"] == out[b]["support"]
+        np.testing.assert_allclose(out[a]["history"], out[b]["history"], atol=1e-5)
+        np.testing.assert_allclose(out[a]["f"], out[b]["f"], atol=1e-4)
+    # the memo table works the same on the sharded path (same number of fits and hits)
+    assert out["all"]["fits"] == out["one"]["fits"] and out["all"]["hit"] == out["one"]["hit"] > 0
 
 
 # ---------------------------------------------------------------------------------------------- synthetic data
@@ -465,3 +517,14 @@ def test_synthetic_generator_and_fsr():
     mask = np.zeros(50, bool)
     mask[[0, 1, 30]] = True
     assert feature_selection_recall(mask, rel) == pytest.approx(0.08)
+
+
+def test_lower_triangular_inverse_equals_numpy_inverse():
+    from pujax.feature_selection.gmm import _lower_triangular_inverse
+
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(4, 7, 7))
+    L = np.linalg.cholesky(A @ np.swapaxes(A, 1, 2) + 7 * np.eye(7))
+    got = np.asarray(_lower_triangular_inverse(jnp.asarray(L, jnp.float32)))
+    np.testing.assert_allclose(got, np.linalg.inv(L), rtol=1e-4, atol=1e-5)
+    assert np.all(np.triu(got, 1) == 0)

@@ -40,7 +40,9 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-from jax import lax
+import numpy as np
+from jax import lax, shard_map
+from jax.sharding import Mesh, PartitionSpec
 
 from .gmm import compact_columns, gmm_fit_predict
 from .mi import semi_jmi_score
@@ -82,6 +84,7 @@ class SearchConfig(NamedTuple):
     variant: str = "fscpu"
     skip_duplicates: bool = True
     vmap_candidates: bool = False  # True: vmap the candidates' EM (accelerators); False: lax.map (CPU)
+    n_shards: int = 1  # >1: the candidates of a step are split across this many devices (shard_map)
 
 
 class MaskCache(NamedTuple):
@@ -149,8 +152,6 @@ def cache_insert(cache, words, value):
 
 def max_selectable(costs, budget):
     """Largest number of features whose total cost fits in ``budget`` (host-side helper; numpy inputs)."""
-    import numpy as np
-
     c = np.sort(np.asarray(costs, dtype=np.float64))
     tol = 1e-6 * max(1.0, abs(float(budget)))
     return int(np.sum(np.cumsum(c) <= float(budget) + tol))
@@ -303,6 +304,39 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
     use_mi = config.variant == "fscpu-mi"
     use_cache = state[3].values.shape[0] > 0
 
+    def evaluate_sharded(cache, g_keys, m, words):
+        """The candidates split across ``n_shards`` devices: each fits its share (skipping cache hits), then
+        all-gather. Lookups and inserts are replicated, so every device keeps the same table."""
+        if use_cache:
+            hits, cached = jax.vmap(lambda w: cache_lookup(cache, w))(words)
+        else:
+            hits, cached = jnp.zeros((lam,), bool), jnp.zeros((lam,), dtype)
+
+        def local(kd, mm, h, v, Xl, sl):
+            f_l = make_mask_objective(Xl, sl, config)
+            keys = jax.random.wrap_key_data(kd, impl=key_impl)
+            if config.vmap_candidates:
+                fl = jnp.where(h, v, jax.vmap(f_l)(keys, mm))
+            else:
+                fl = lax.map(lambda a: lax.cond(a[2], lambda: a[3], lambda: f_l(a[0], a[1])), (keys, mm, h, v))
+            return lax.all_gather(fl, "candidates", tiled=True)
+
+        mesh = Mesh(np.asarray(jax.devices()[:config.n_shards]), ("candidates",))
+        c, r = PartitionSpec("candidates"), PartitionSpec()
+        key_impl = jax.random.key_impl(g_keys)
+        f = shard_map(local, mesh=mesh, in_specs=(c, c, c, c, r, r), out_specs=r, check_vma=False)(
+            jax.random.key_data(g_keys), m, hits, cached, X, s)
+        if use_cache:
+            def ins(i, c):
+                hit_i, _ = cache_lookup(c, words[i])  # a repeat within the step is stored once
+                new = cache_insert(c, words[i], f[i])
+                return jax.tree_util.tree_map(lambda a, b: jnp.where(hit_i, a, b), c, new)
+
+            cache = lax.fori_loop(0, lam, ins, cache)
+            cache = cache._replace(n_hits=cache.n_hits + jnp.sum(hits, dtype=jnp.int32),
+                                   n_lookups=cache.n_lookups + lam)
+        return f, cache, jnp.asarray(True)
+
     def step(carry, key):
         theta, f_stats, i_stats, cache, gmm_key = carry
         k_s, k_r, _ = jax.random.split(key, 3)  # sampling and REPAIR keys (GMM keys come from the masks)
@@ -313,6 +347,8 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
         g_keys = jax.vmap(lambda w: mask_key(gmm_key, w))(words)
 
         def evaluate(cache):
+            if config.n_shards > 1:
+                return evaluate_sharded(cache, g_keys, m, words)
             if not use_cache:
                 if config.vmap_candidates:  # one batched EM, run until every candidate converged (GPU/TPU)
                     return jax.vmap(f_mask)(g_keys, m), cache, jnp.asarray(True)
