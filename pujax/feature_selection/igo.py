@@ -32,6 +32,11 @@ features: measured hit rates are 7 % of the fits on Spambase (d = 57) and 17 % o
 benchmarks/results/fscpu.md. Results do not depend on the cache (same theta and f
 histories with ``cache_size=0``); under ``vmap`` (several searches, or ``vmap_candidates``) the per-candidate cond
 becomes a select and the cache saves nothing, but stays exact.
+
+Several devices (``SearchConfig.n_shards``). The evaluation of a step becomes a ``shard_map`` over the candidate
+axis: each device fits its share of the candidates (skipping memo hits), an ``all_gather`` returns every value to
+every device, and the memo-table lookups and inserts are computed replicated, so the tables stay identical. The
+rest of the step (sampling, REPAIR, the update) is replicated too; the search stays one ``lax.scan``.
 """
 from __future__ import annotations
 
@@ -148,6 +153,18 @@ def cache_insert(cache, words, value):
         words=cache.words.at[slot].set(words), values=cache.values.at[slot].set(value.astype(cache.values.dtype)),
         valid=cache.valid.at[slot].set(True), ptr=cache.ptr + 1,
     )
+
+
+def _insert_step(cache, words, f, hits):
+    """Store a step's values in the table (candidates in turn; a repeat within the step is stored once) and
+    count the hits."""
+    def ins(i, c):
+        hit_i, _ = cache_lookup(c, words[i])
+        new = cache_insert(c, words[i], f[i])
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(hit_i, a, b), c, new)
+
+    cache = lax.fori_loop(0, words.shape[0], ins, cache)
+    return cache._replace(n_hits=cache.n_hits + jnp.sum(hits, dtype=jnp.int32))
 
 
 def max_selectable(costs, budget):
@@ -312,6 +329,8 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
         else:
             hits, cached = jnp.zeros((lam,), bool), jnp.zeros((lam,), dtype)
 
+        key_impl = jax.random.key_impl(g_keys)
+
         def local(kd, mm, h, v, Xl, sl):
             f_l = make_mask_objective(Xl, sl, config)
             keys = jax.random.wrap_key_data(kd, impl=key_impl)
@@ -323,18 +342,11 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
 
         mesh = Mesh(np.asarray(jax.devices()[:config.n_shards]), ("candidates",))
         c, r = PartitionSpec("candidates"), PartitionSpec()
-        key_impl = jax.random.key_impl(g_keys)
         f = shard_map(local, mesh=mesh, in_specs=(c, c, c, c, r, r), out_specs=r, check_vma=False)(
             jax.random.key_data(g_keys), m, hits, cached, X, s)
         if use_cache:
-            def ins(i, c):
-                hit_i, _ = cache_lookup(c, words[i])  # a repeat within the step is stored once
-                new = cache_insert(c, words[i], f[i])
-                return jax.tree_util.tree_map(lambda a, b: jnp.where(hit_i, a, b), c, new)
-
-            cache = lax.fori_loop(0, lam, ins, cache)
-            cache = cache._replace(n_hits=cache.n_hits + jnp.sum(hits, dtype=jnp.int32),
-                                   n_lookups=cache.n_lookups + lam)
+            cache = _insert_step(cache, words, f, hits)
+            cache = cache._replace(n_lookups=cache.n_lookups + lam)
         return f, cache, jnp.asarray(True)
 
     def step(carry, key):
@@ -360,14 +372,7 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
                 fresh = lax.cond(jnp.all(hits), lambda: jnp.zeros((lam,), dtype),
                                  lambda: jax.vmap(f_mask)(g_keys, m))
                 f = jnp.where(hits, cached, fresh)
-
-                def ins(i, c):
-                    hit_i, _ = cache_lookup(c, words[i])  # a repeat within the step is stored once
-                    new = cache_insert(c, words[i], f[i])
-                    return jax.tree_util.tree_map(lambda a, b: jnp.where(hit_i, a, b), c, new)
-
-                cache = lax.fori_loop(0, lam, ins, cache)
-                cache = cache._replace(n_hits=cache.n_hits + jnp.sum(hits, dtype=jnp.int32))
+                cache = _insert_step(cache, words, f, hits)
             else:
                 def one(c, a):  # candidates in turn, so a repeat within the step hits too
                     k, mm, w = a

@@ -141,8 +141,8 @@ class FSCPU(SelectorMixin, BaseEstimator):
         = 1; the number used is the largest divisor of ``n_candidates`` not above it (``n_jobs_``). JAX exposes
         one CPU device unless told otherwise: to use the cores of a CPU, run
         ``jax.config.update("jax_num_cpu_devices", os.cpu_count())`` before the first JAX computation (or set
-        ``XLA_FLAGS=--xla_force_host_platform_device_count=N``); one search on Spambase then runs ~1.5x faster
-        on 2 cores (benchmarks/results/fscpu.md). Values agree with ``n_jobs=1`` up to float rounding of the
+        ``XLA_FLAGS=--xla_force_host_platform_device_count=N``); one search on Spambase then runs 1.3-1.8x
+        faster on 2 cores (benchmarks/results/fscpu.md). Values agree with ``n_jobs=1`` up to float rounding of the
         separately compiled per-device program.
     random_state : None, int, numpy RandomState/Generator or JAX key, default=None
     verbose : bool, default=False
