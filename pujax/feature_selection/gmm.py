@@ -29,6 +29,7 @@ from functools import partial
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 __all__ = [
@@ -159,13 +160,25 @@ def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
     return assign(C), C, n_iter
 
 
-def _data(X, covariance_type):
-    """Per-fit constants: (X, X^T) for full covariances, (D, D^T) with D = [X^2, X, 1] (n, 2p + 1) otherwise.
+def _pair_index(p):
+    """Row/column indices of the upper triangle (diagonal included) of a p x p matrix, as numpy arrays."""
+    return np.triu_indices(p)
 
-    With D the diagonal/spherical M-step (weighted sums of x^2 and x, and the soft counts N_k) and the E-step
-    (the weighted log-densities, constant terms included) are one matrix product each.
+
+def _data(X, covariance_type):
+    """Per-fit constants ``(D, D^T)``: the products the M-step sums and the E-step weighs, one matmul each.
+
+    diag / spherical: ``D = [X^2, X, 1]`` (n, 2p + 1); full: ``D = [x_a x_b (a <= b), X, 1]`` (n, p(p+1)/2 + p + 1).
+    With D the M-step's weighted moments (second moments, first moments, soft counts N_k) are ``resp @ D`` and the
+    E-step's weighted log-densities, constants included, are ``W @ D^T``: the quadratic form
+    ``(x - mu)^T Lambda (x - mu)`` expands to ``sum_{a <= b} c_ab x_a x_b - 2 (Lambda mu) . x + mu^T Lambda mu``.
+    The columns are centered by the caller (:class:`~pujax.feature_selection.FSCPU` centers them), which keeps the
+    float32 cancellation in the expanded moments small.
     """
-    if covariance_type != "full":
+    if covariance_type == "full":
+        a, b = _pair_index(X.shape[1])
+        X = jnp.concatenate([X[:, a] * X[:, b], X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
+    else:
         X = jnp.concatenate([X * X, X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
     return X, X.T
 
@@ -196,10 +209,14 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
     n = D.shape[0]
     p = valid.shape[0]
     if covariance_type == "full":
-        nk = jnp.sum(resp_t, axis=1) + 10.0 * _eps(dtype)
-        means = (resp_t @ D) / nk[:, None]
-        diff_t = DT[None, :, :] - means[:, :, None]  # (k, p, n)
-        cov = jnp.einsum("kdn,ken->kde", diff_t * resp_t[:, None, :], diff_t) / nk[:, None, None]
+        a, b = _pair_index(p)
+        q = a.shape[0]
+        sums = resp_t @ D  # weighted sums of [x_a x_b, x, 1]: one matmul
+        nk = sums[:, q + p] + 10.0 * _eps(dtype)
+        means = sums[:, q:q + p] / nk[:, None]
+        second = jnp.zeros((resp_t.shape[0], p, p), dtype).at[:, a, b].set(sums[:, :q] / nk[:, None])
+        second = second + jnp.swapaxes(jnp.triu(second, 1), 1, 2)  # symmetric E[x x^T]
+        cov = second - means[:, :, None] * means[:, None, :]
         vv = valid[:, None] * valid[None, :]
         eye = jnp.eye(p, dtype=dtype)
         cov = cov * vv + eye * (reg_covar * valid[None, :] + (1.0 - valid)[None, :])[:, None, :]
@@ -229,11 +246,15 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
     n_valid = jnp.sum(valid)
     log2pi = jnp.log(2.0 * jnp.pi).astype(dtype)
     if covariance_type == "full":
-        # y = P^T (x - mu) per component (scikit-learn: (X - mu) @ P)
-        y = jnp.einsum("kde,dn->ken", prec, DT) - jnp.einsum("kde,kd->ke", prec, means)[:, :, None]
-        maha = jnp.sum(y * y, axis=1)  # (k, n)
+        p = valid.shape[0]
+        a, b = _pair_index(p)
+        lam = jnp.einsum("kij,klj->kil", prec, prec)  # precision matrices P P^T
+        coef = lam[:, a, b] * jnp.where(a == b, 1.0, 2.0).astype(dtype)  # x^T Lam x = sum_{a<=b} coef_ab x_a x_b
+        lam_mu = jnp.einsum("kde,ke->kd", lam, means)
         log_det = jnp.sum(jnp.log(jnp.diagonal(prec, axis1=1, axis2=2)), axis=1)
-        return -0.5 * (n_valid * log2pi + maha) + (log_det + log_weights)[:, None]
+        const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * lam_mu, axis=1))
+        W = jnp.concatenate([-0.5 * coef, lam_mu, const[:, None]], axis=1)  # (k, p(p+1)/2 + p + 1)
+        return W @ DT
     if covariance_type == "spherical":
         prec_d = prec[:, None] * valid[None, :]
         log_det = 0.5 * n_valid * jnp.log(prec)
