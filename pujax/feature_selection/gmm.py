@@ -75,19 +75,6 @@ def compact_columns(X, mask, width):
 # (k x p) @ (p x n) and (k x n) @ (n x p) are several times faster than (n x p) @ (p x k) for small k.
 
 
-def _prefix_sum(x, block=64):
-    """Inclusive prefix sum of a 1-D array as two small triangular matmuls (blocks of ``block``).
-
-    On XLA:CPU ``jnp.cumsum`` of a few thousand floats costs ~3x more; this runs in every k-means++ round.
-    """
-    n = x.shape[0]
-    m = -(-n // block)
-    y = jnp.pad(x, (0, m * block - n)).reshape(m, block)
-    within = y @ jnp.triu(jnp.ones((block, block), x.dtype))  # prefix sums inside each block
-    offsets = jnp.tril(jnp.ones((m, m), x.dtype), -1) @ within[:, -1]  # totals of the preceding blocks
-    return (within + offsets[:, None]).reshape(-1)[:n]
-
-
 def kmeans_plusplus(key, X, n_clusters, n_local_trials=None):
     """Greedy k-means++ seeding (Arthur & Vassilvitskii 2007, with ``2 + log k`` local trials as scikit-learn).
 
@@ -107,7 +94,7 @@ def kmeans_plusplus(key, X, n_clusters, n_local_trials=None):
         centers, closest, key = carry
         key, sub = jax.random.split(key)
         pot = jnp.sum(closest)
-        cum = _prefix_sum(closest)
+        cum = jnp.cumsum(closest)
         r = jax.random.uniform(sub, (n_local_trials,), X.dtype) * pot
         cand = jnp.clip(jnp.searchsorted(cum, r), 0, n - 1)
         cx = X[cand]  # (trials, p)
@@ -146,7 +133,6 @@ def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
     XT = X.T
     centers0 = kmeans_plusplus(key, X, n_clusters)
     ones = jnp.ones((n,), dtype)
-    ks = jnp.arange(n_clusters, dtype=jnp.int32)
 
     def assign(C):  # argmin_k ||x - c_k||^2 = argmin_k (||c_k||^2 - 2 c_k . x)
         dist = jnp.sum(C * C, axis=1)[:, None] - 2.0 * (C @ XT)  # (k, n)
@@ -162,9 +148,8 @@ def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
     def body(state):
         C, _, it, _, labels_prev = state
         labels = assign(C)
-        onehot_t = (labels[None, :] == ks[:, None]).astype(dtype)  # (k, n): a matmul, not a scatter, on CPU
-        counts = onehot_t @ ones
-        sums = onehot_t @ X
+        counts = jax.ops.segment_sum(ones, labels, n_clusters)
+        sums = jax.ops.segment_sum(X, labels, n_clusters)
         C_new = jnp.where(counts[:, None] > 0, sums / jnp.maximum(counts, 1.0)[:, None], C)
         shift = jnp.sum((C_new - C) ** 2)
         return C_new, shift, it + 1, jnp.all(labels == labels_prev), labels
