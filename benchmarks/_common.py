@@ -58,6 +58,31 @@ def load_average() -> str:
         return "unavailable"
 
 
+def _cpu_ticks():
+    """(total, steal) CPU ticks of the host since boot from /proc/stat, or None where unavailable."""
+    try:
+        with open("/proc/stat") as f:
+            vals = [int(x) for x in f.readline().split()[1:9]]
+        return sum(vals), vals[7]
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        return None
+
+
+_TICKS_AT_IMPORT = _cpu_ticks()
+
+
+def steal_since_start() -> str:
+    """Share of CPU time the hypervisor gave to other guests since the benchmark started ("steal").
+
+    On a shared virtual machine this is what makes the same run 20-50 % slower from one hour to the next; a
+    results table states it next to the load average.
+    """
+    now = _cpu_ticks()
+    if now is None or _TICKS_AT_IMPORT is None or now[0] <= _TICKS_AT_IMPORT[0]:
+        return "unavailable"
+    return f"{100.0 * (now[1] - _TICKS_AT_IMPORT[1]) / (now[0] - _TICKS_AT_IMPORT[0]):.1f} %"
+
+
 def select_device(device: str) -> None:
     """Make ``--device gpu|cpu`` effective (must run before any JAX computation)."""
     import jax

@@ -40,7 +40,7 @@ if __package__ in (None, ""):  # python benchmarks/fscpu.py
 
 import numpy as np
 
-from benchmarks._common import RESULTS, data_dir, header, load_average, select_device
+from benchmarks._common import RESULTS, data_dir, header, load_average, select_device, steal_since_start
 
 # Paper, Table 1 (mean FSR), conditions in the order of pujax.feature_selection.TABLE1_CONDITIONS.
 PAPER_T1_BASELINES = {
@@ -391,7 +391,8 @@ def main(argv=None):
     if "table3" in parts:
         datasets = tuple(x.strip() for x in args.datasets.split(",") if x.strip())
         part_table3(args.quick, lines, args.t3_runs, out=args.out, rfe_step=args.rfe_step, datasets=datasets)
-    lines.append(f"- load average at end (1/5/15 min): {load_average()}")
+    lines.append(f"- load average at end (1/5/15 min): {load_average()}; host CPU steal during the run: "
+                 f"{steal_since_start()}")
     text = "\n".join(lines) + "\n"
     print(text)
     pathlib.Path(args.out).write_text(text)

@@ -342,7 +342,7 @@ def main(argv=None):
     fw = args.feature_weights
     if fw == "auto":
         try:
-            from pujax.trees import PUExtraTreesClassifier  # noqa: F401
+            import pujax.trees  # noqa: F401
             fw = "puet"
         except ImportError:
             fw = None

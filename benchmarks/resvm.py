@@ -53,7 +53,6 @@ def data_dir():
 def load_pools(names):
     """(X_pool_train, y_pool_train, X_pool_test, y_pool_test, kernel, contamination, n_P, n_U, n_test) per set."""
     import pujax.datasets as ds
-    from pujax.data.synthetic import make_circle_data
 
     out = {}
     for name in names:
@@ -377,7 +376,7 @@ def _vals(recs, method, metric):
 
 def write_md(args, speed, acc, names, echo=True):
     cmd = "python -m benchmarks.resvm " + " ".join(sys.argv[1:])
-    md = [f"# RESVM, bagging SVM, CWSVM (Claesen et al. 2015)", "",
+    md = ["# RESVM, bagging SVM, CWSVM (Claesen et al. 2015)", "",
           f"- machine: {machine()}", f"- command: `{cmd}`",
           f"- date: {datetime.datetime.now().isoformat(timespec='minutes')}",
           f"- load average (1/5/15 min) at start: {args.load_start}; now: "

@@ -23,7 +23,7 @@ if __package__ in (None, ""):
 
 import numpy as np
 
-from benchmarks._common import RESULTS, data_dir, header, select_device
+from benchmarks._common import RESULTS, data_dir, header, load_average, select_device, steal_since_start
 
 PAPER_ACC = {  # PU ET nnPU quadratic, accuracy % (Table 2 / 4); SupervisedET in Table 4
     "mnist": 93.60, "mushroom": 99.70, "covtype_sample": 76.51, "unsw_nb15": 82.24, "news20": 83.34,
@@ -258,6 +258,8 @@ def main(argv=None):
         table2(sets, lines)
     if "4" in args.sections and not args.skip_large:
         large(args.quick, lines)
+    lines.append(f"- load average at end (1/5/15 min): {load_average()}; host CPU steal during the run: "
+                 f"{steal_since_start()}")
     text = "\n".join(lines) + "\n"
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
