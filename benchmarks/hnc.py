@@ -340,12 +340,8 @@ def main(argv=None):
         jax.config.update("jax_default_device", gpus[0])
     device = str(jax.devices(args.device)[0])
     fw = args.feature_weights
-    if fw == "auto":
-        try:
-            import pujax.trees  # noqa: F401
-            fw = "puet"
-        except ImportError:
-            fw = None
+    if fw == "auto":  # the PU ET importances (pujax.trees is part of pujax)
+        fw = "puet"
     elif fw == "none":
         fw = None
     names = (args.datasets.split(",") if args.datasets else

@@ -245,7 +245,6 @@ def test_two_hnc_stages_match_independent_reference():
     rng = np.random.default_rng(5)
     X = np.vstack([rng.normal(size=(24, 2)) * 0.9 + [1.0, 0.0], rng.normal(size=(16, 2)) * 0.9 - [1.0, 0.0]])
     X = X.astype(np.float32)
-    y = np.r_[np.ones(24, int), np.zeros(16, int)]
     s = np.zeros(40, int)
     s[:12] = 1
     lams = np.linspace(0, 0.5, 16)
