@@ -93,9 +93,9 @@ class FSCPU(SelectorMixin, BaseEstimator):
         Objective: eq. (5), or eq. (13) with the semi-JMI term.
     covariance_type : {"diag", "full", "spherical"}, default="diag"
         Covariance of the mixture components. The paper used scikit-learn's default "full"; the default here is
-        "diag" because a search step with "full" cost ~13x more CPU time on Spambase (0.54 vs 0.042 CPU s per step
+        "diag" because a GMM fit with "full" costs ~6-8x more CPU time on Spambase (0.141 vs ~0.02 CPU s per fit
         on a 2-core Xeon; more EM iterations and O(p^2) instead of O(p) work per row and component, see
-        benchmarks/results/fscpu.md); pass "full" for the paper's exact setting.
+        benchmarks/results/fscpu.md); pass "full" for the paper's exact setting (Table 1 needs it).
     max_em_iter : int, default=100
         EM iterations at most (scikit-learn's ``max_iter``); EM stops earlier when the mean log-likelihood changes by
         less than ``tol``.
