@@ -160,11 +160,6 @@ def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
     return assign(C), C, n_iter
 
 
-def _pair_index(p):
-    """Row/column indices of the upper triangle (diagonal included) of a p x p matrix, as numpy arrays."""
-    return np.triu_indices(p)
-
-
 def _data(X, covariance_type):
     """Per-fit constants ``(D, D^T)``: the products the M-step sums and the E-step weighs, one matmul each.
 
@@ -176,7 +171,7 @@ def _data(X, covariance_type):
     float32 cancellation in the expanded moments small.
     """
     if covariance_type == "full":
-        a, b = _pair_index(X.shape[1])
+        a, b = np.triu_indices(X.shape[1])
         X = jnp.concatenate([X[:, a] * X[:, b], X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
     else:
         X = jnp.concatenate([X * X, X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
@@ -209,7 +204,7 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
     n = D.shape[0]
     p = valid.shape[0]
     if covariance_type == "full":
-        a, b = _pair_index(p)
+        a, b = np.triu_indices(p)
         q = a.shape[0]
         sums = resp_t @ D  # weighted sums of [x_a x_b, x, 1]: one matmul
         nk = sums[:, q + p] + 10.0 * _eps(dtype)
@@ -247,7 +242,7 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
     log2pi = jnp.log(2.0 * jnp.pi).astype(dtype)
     if covariance_type == "full":
         p = valid.shape[0]
-        a, b = _pair_index(p)
+        a, b = np.triu_indices(p)
         lam = jnp.einsum("kij,klj->kil", prec, prec)  # precision matrices P P^T
         coef = lam[:, a, b] * jnp.where(a == b, 1.0, 2.0).astype(dtype)  # x^T Lam x = sum_{a<=b} coef_ab x_a x_b
         lam_mu = jnp.einsum("kde,ke->kd", lam, means)
