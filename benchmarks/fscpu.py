@@ -245,9 +245,11 @@ def part_speed(quick, lines):
 
 
 def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag", out=None, n_iter=3000,
-                rfe_step=None):
+                rfe_step=None, first_run=0):
     """Table 1: per condition and run one data set, the baselines and one FSCPU search (the selector's defaults
-    except ``covariance_type``). The partial table is rewritten to ``out`` after every run."""
+    except ``covariance_type``). Runs ``first_run`` .. ``runs - 1`` of every condition (to resume an interrupted
+    table: run r always uses data seed and FSCPU seed 1000 * condition + r). The partial table is rewritten to
+    ``out`` after every run."""
     from pujax.feature_selection import FSCPU, TABLE1_CONDITIONS, feature_selection_recall, make_fscpu_synthetic
 
     n_runs = runs or (2 if quick else 5)
@@ -282,7 +284,7 @@ def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag"
         c = TABLE1_CONDITIONS[ci]
         fsr, base, dts, cps = [], {}, [], []
         rows.append((ci, c, fsr, base, dts, cps))
-        for r in range(n_runs):
+        for r in range(first_run, n_runs):
             X, y, s, rel = make_fscpu_synthetic(c.cluster_assumption, c.labeled_rate, c.n_negative_clusters,
                                                 c.n_positive_clusters, random_state=1000 * ci + r)
             Xs = minmax_fit(X)(X)
@@ -365,6 +367,8 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
     ap.add_argument("--conditions", default=None, help="Table 1 condition indices, e.g. 0,4 (default: all)")
     ap.add_argument("--runs", type=int, default=None, help="Table 1 runs per condition")
+    ap.add_argument("--first-run", type=int, default=0,
+                    help="Table 1: start at this run index (resume an interrupted table; seeds depend on the index)")
     ap.add_argument("--covariance", default="diag", choices=["diag", "full", "spherical"],
                     help="FSCPU covariance_type for Table 1")
     ap.add_argument("--rfe-step", type=int, default=None, help="DT-RFE features removed per step (Tables 1, 3)")
@@ -387,7 +391,8 @@ def main(argv=None):
         part_speed(args.quick, lines)
     if "table1" in parts:
         conds = None if args.conditions is None else [int(c) for c in args.conditions.split(",")]
-        part_table1(args.quick, lines, conds, args.runs, args.covariance, out=args.out, rfe_step=args.rfe_step)
+        part_table1(args.quick, lines, conds, args.runs, args.covariance, out=args.out, rfe_step=args.rfe_step,
+                    first_run=args.first_run)
     if "table3" in parts:
         datasets = tuple(x.strip() for x in args.datasets.split(",") if x.strip())
         part_table3(args.quick, lines, args.t3_runs, out=args.out, rfe_step=args.rfe_step, datasets=datasets)
