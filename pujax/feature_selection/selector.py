@@ -97,8 +97,8 @@ class FSCPU(SelectorMixin, BaseEstimator):
         on a 2-core Xeon; more EM iterations and O(p^2) instead of O(p) work per row and component, see
         benchmarks/results/fscpu.md); pass "full" for the paper's exact setting. On the paper's synthetic data
         "full" selects better: on Table 1's first condition (40 % labeled, 8 negative / 1 positive clusters),
-        the same 5 data sets, mean FSR 0.90 with "full" vs 0.78 with "diag" (paper 0.91;
-        benchmarks/results/fscpu_table1.md).
+        the same 5 data sets, mean FSR 0.90 with "full" vs 0.78 with "diag" (paper 0.91), and with "full" all 8
+        cluster-assumption conditions of Table 1 come within 0.05 of the paper (benchmarks/results/fscpu_table1.md).
     max_em_iter : int, default=100
         EM iterations at most (scikit-learn's ``max_iter``); EM stops earlier when the mean log-likelihood changes by
         less than ``tol``.
