@@ -253,6 +253,8 @@ def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag"
     from pujax.feature_selection import FSCPU, TABLE1_CONDITIONS, feature_selection_recall, make_fscpu_synthetic
 
     n_runs = runs or (2 if quick else 5)
+    if not 0 <= first_run < n_runs:
+        raise ValueError(f"first_run={first_run} must be in [0, runs={n_runs}): the index of the first run to do.")
     T = n_iter
     conds = conditions if conditions is not None else ([0, 4] if quick else list(range(10)))
     rfe_step = rfe_step or (5 if quick else 1)
