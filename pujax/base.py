@@ -1,50 +1,105 @@
-"""Shared scikit-learn plumbing of every pujax classifier (fit/predict validation, classes_, persistence)."""
+"""What every pujax classifier shares: validation of fit / predict data, the PU labels and ``classes_``, the class
+prior, scikit-learn tags, and ``save`` / ``load``.
+
+An estimator is thin: ``fit`` validates (:meth:`PUClassifierMixin._validate_fit`), calls its method's pure
+functional core and stores the fitted model; ``decision_function`` validates
+(:meth:`PUClassifierMixin._validate_predict`) and calls the core's decision function. Predictions are
+``classes_[int(decision_function(X) > 0)]``.
+"""
 from __future__ import annotations
 
 import numpy as np
 from sklearn.base import ClassifierMixin
 
 from pujax.persistence import load_estimator, save_estimator
-from pujax.validation import check_is_fitted_and_X, check_X_s, resolve_prior
+from pujax.validation import check_prior, validate_fit_data, validate_predict_data
 
-__all__ = ["PUClassifierMixin"]
+__all__ = ["PUClassifierMixin", "SaveLoadMixin", "resolve_prior"]
 
 
-class PUClassifierMixin(ClassifierMixin):
-    """Mixin for PU classifiers: ``fit(X, s)`` with PU labels, predictions in ``classes_ = [0, 1]``.
+def resolve_prior(prior, X, s01, random_state=None) -> float:
+    """Turn an estimator's ``prior`` argument into a float in (0, 1).
 
-    Scenario: case-control (DESIGN §1) -- labeled positives are drawn from p(x | y=1), unlabeled rows from the
-    marginal p(x) whose positive fraction is ``prior``. ``score(X, y)`` is the accuracy against true labels.
+    A float is checked and returned; ``"auto"`` estimates pi from ``(X, s01)`` with
+    :func:`pujax.prior.estimate_prior` (its default method); a prior estimate (an object with ``.prior``) gives
+    its value.
     """
+    prior = check_prior(prior)
+    if isinstance(prior, str):  # "auto"
+        from pujax.prior import estimate_prior
 
-    _has_prior = True
+        prior = estimate_prior(X, s01, random_state=random_state)
+    if not isinstance(prior, float):
+        prior = check_prior(prior.prior, allow_auto=False)
+    return float(prior)
 
-    def _validate_fit(self, X, s, prior=None):
-        """Validate training data; set ``n_features_in_``, ``classes_`` and ``prior_``; return (X, s, prior)."""
-        X, s = check_X_s(X, s)
-        self.n_features_in_ = int(X.shape[1])
-        self.classes_ = np.array([0, 1])
-        p = None
-        if self._has_prior:
-            p = resolve_prior(self.prior if prior is None else prior, X, s,
-                              random_state=getattr(self, "random_state", None))
-            self.prior_ = float(p)
-        return X, s, p
 
-    def _validate_predict(self, X):
-        """Check the estimator is fitted and ``X`` has the training number of features; return X as float32."""
-        return check_is_fitted_and_X(self, X)
+class SaveLoadMixin:
+    """``save`` / ``load`` to plain ``.npz`` + ``.json`` files (:mod:`pujax.persistence`) for registered estimators."""
 
     def save(self, path):
-        """Save the fitted estimator to ``<path>.npz`` + ``<path>.json`` (plain data, loadable without pickle)."""
+        """Save the fitted estimator to ``<path>.npz`` + ``<path>.json`` (plain data; loading runs no code)."""
         return save_estimator(self, path)
 
     @classmethod
     def load(cls, path):
-        """Load an estimator saved with :meth:`save`."""
+        """Load an estimator of this class saved with :meth:`save`; every attribute is checked on the way in."""
         return load_estimator(path, expected_class=cls)
+
+
+class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
+    """Mixin of every pujax PU classifier (put it before :class:`~sklearn.base.BaseEstimator`).
+
+    ``fit(X, y)`` takes PU labels as ``y`` (the scikit-learn name; pujax's docs call them ``s``): the greater of
+    its two values (1, ``True``) marks labeled positives, the other (0, -1, ``False``) unlabeled rows.
+    ``classes_`` holds those two values; ``predict`` returns ``classes_[1]`` for the positive class.
+    Scenario: case-control -- labeled positives are drawn from p(x | y = 1), unlabeled rows from the marginal
+    p(x) whose positive fraction is the class prior ``prior``. ``score(X, y)`` is the accuracy against true
+    labels.
+
+    Class attributes a subclass may set: ``_accept_sparse`` (scipy sparse formats that ``fit`` / ``predict``
+    take, e.g. ``"csr"``; ``False``: dense only), ``_needs_prior`` (whether the method uses ``prior``),
+    ``_fitted_schema`` (fitted attributes checked by :func:`~pujax.persistence.load_estimator`) and
+    ``_expected_failed_checks`` (scikit-learn estimator checks that cannot hold for the method, with reasons).
+    """
+
+    _accept_sparse: bool | str | list = False
+    _needs_prior = True
+    _fitted_schema = {
+        "n_features_in_": "int",
+        "classes_": "any[2]",
+        "feature_names_in_": "str[n_features_in_]?",
+        "prior_": "float?",
+    }
+    _expected_failed_checks: dict = {}
+
+    def _validate_fit(self, X, y, sample_weight=None):
+        """Validate training data and resolve the prior: return ``(X, s01, sample_weight, prior)``.
+
+        Sets ``n_features_in_``, ``feature_names_in_`` (pandas), ``classes_`` and, for methods that use a prior,
+        ``prior_`` (``prior`` is ``None`` for the others).
+        """
+        X, s01, w = validate_fit_data(self, X, y, sample_weight, accept_sparse=self._accept_sparse)
+        prior = None
+        if self._needs_prior:
+            prior = resolve_prior(self.prior, X, s01, random_state=getattr(self, "random_state", None))
+            self.prior_ = prior
+        return X, s01, w, prior
+
+    def _validate_predict(self, X):
+        """Check the estimator is fitted and ``X`` matches the training features; return float32 ``X``."""
+        return validate_predict_data(self, X, accept_sparse=self._accept_sparse)
+
+    def _to_classes(self, positive) -> np.ndarray:
+        """Map a boolean "predicted positive" vector to the labels of ``classes_``."""
+        return self.classes_[np.asarray(positive).astype(np.intp)]
+
+    def predict(self, X):
+        """Predicted class of every row: ``classes_[1]`` (positive) where ``decision_function(X) > 0``."""
+        return self._to_classes(np.asarray(self.decision_function(X)) > 0)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.estimator_type = "classifier"
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = bool(self._accept_sparse)
         return tags

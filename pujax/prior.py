@@ -90,7 +90,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.validation import as_key, check_in, check_positive_int, check_X_s
+from pujax.validation import as_key, check_in, check_int, check_X_s
 
 __all__ = [
     "PriorEstimate",
@@ -384,7 +384,7 @@ def bbe_bootstrap(key, scores_p, scores_u, n_bootstrap=200, delta=0.1, gamma=0.0
     Resample ``b`` uses ``jax.random.split(key, n_bootstrap)[b]``; the threshold is re-selected in every resample
     among the original pooled scores. Returns a 1-D array of ``n_bootstrap`` estimates.
     """
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap")
     delta = _check_open_unit(delta, "delta")
     gamma = _check_nonneg(gamma, "gamma")
     values, first, is_p, _, pos_p, pos_u, n_p, n_u = _prep_scores(scores_p, scores_u)
@@ -468,7 +468,7 @@ def _en_boot_jit(key, g, s, n, n_bootstrap, batch_size):
 
 def elkan_noto_bootstrap(key, g, s, n_bootstrap=200):
     """Priors (columns e1, e2, e3) on ``n_bootstrap`` row resamples of held-out ``(g, s)``, vmap-ed."""
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap")
     g, s, n = _prep_en(g, s)
     return _en_boot_jit(key, g, s, n, n_bootstrap, _batch_size(n_bootstrap, g.shape[0]))
 
@@ -851,25 +851,25 @@ def estimate_prior(X, s, method="bbe", classifier=None, random_state=None, *, n_
     check_in(interval, "interval", ("bootstrap", "dkw"))
     if interval == "dkw" and method != "bbe":
         raise ValueError(f'interval="dkw" is only defined for method="bbe"; use interval="bootstrap" for {method!r}.')
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap", minimum=2)
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=2)
     confidence = _check_open_unit(confidence, "confidence")
     delta = _check_open_unit(delta, "delta")
     gamma = _check_nonneg(gamma, "gamma")
     check_in(variant, "variant", ("e1", "e2", "e3"))
     if n_folds is None:
         n_folds = 5 if method == "tice" else 2
-    n_folds = check_positive_int(n_folds, "n_folds", minimum=2)
+    n_folds = check_int(n_folds, "n_folds", low=2)
     if classifier is not None and not hasattr(classifier, "fit"):
         raise TypeError(f"classifier must be a scikit-learn classifier with fit(); got {type(classifier).__name__}.")
     if method == "tice":
-        max_splits = check_positive_int(max_splits, "max_splits")
-        min_size = check_positive_int(min_size, "min_size")
-        max_bepp = check_positive_int(max_bepp, "max_bepp", minimum=0)
-        n_iterations = check_positive_int(n_iterations, "n_iterations")
+        max_splits = check_int(max_splits, "max_splits")
+        min_size = check_int(min_size, "min_size")
+        max_bepp = check_int(max_bepp, "max_bepp", low=0)
+        n_iterations = check_int(n_iterations, "n_iterations")
         if tice_delta is not None:
             tice_delta = _check_open_unit(tice_delta, "tice_delta")
     if n_jobs is not None:
-        n_jobs = None if n_jobs == -1 else check_positive_int(n_jobs, "n_jobs")
+        n_jobs = None if n_jobs == -1 else check_int(n_jobs, "n_jobs")
     n_l = int(s.sum())
     n_u = int(s.shape[0] - n_l)
     if n_l < n_folds or n_u < n_folds:

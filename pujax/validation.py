@@ -1,150 +1,248 @@
-"""Input validation shared by every pujax estimator and core function (DESIGN §1).
+"""Input validation for every pujax estimator and functional core: the one place where arrays, PU labels, sample
+weights, priors, hyper-parameters and random states are checked.
 
-All checks live here so that labels, priors, feature matrices and random states are normalised once, in one
-place, with one wording of each error message. Every error names the argument and says how to fix it.
+Arrays go through scikit-learn's own validation (:func:`sklearn.utils.validation.validate_data` and
+:func:`~sklearn.utils.check_array`), so errors read exactly as scikit-learn's (NaN / infinity, empty data, 1-D X,
+complex or object dtype, too few samples, "X has k features, but ... is expecting m features as input", feature
+names of pandas frames). On top come the checks that PU learning needs: PU labels with a labeled and an unlabeled
+class, sample weights that leave both classes some weight, a prior in (0, 1), and values that fit in float32.
+
+Two levels:
+
+* estimators call :func:`validate_fit_data` / :func:`validate_predict_data` (they set and check
+  ``n_features_in_``, ``feature_names_in_`` and ``classes_`` the scikit-learn way);
+* functional cores and free functions call :func:`check_X`, :func:`check_pu_labels`, :func:`check_sample_weight`.
+
+Every error is a ``ValueError`` or ``TypeError`` that names the argument and says how to fix it.
 """
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array, column_or_1d
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = [
+    "FLOAT32_MAX",
+    "validate_fit_data",
+    "validate_predict_data",
     "check_X",
     "check_pu_labels",
+    "encode_pu_labels",
     "check_binary_labels",
     "check_X_s",
+    "check_sample_weight",
     "check_prior",
-    "resolve_prior",
-    "as_key",
-    "check_is_fitted_and_X",
-    "check_positive_int",
+    "check_int",
+    "check_float",
     "check_in",
-    "check_fraction",
+    "check_bool",
+    "as_key",
 ]
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+"""Largest finite float32: inputs beyond it cannot be represented in pujax's default precision."""
 
-def _to_numpy(a):
-    """Convert lists, numpy, jax or pandas inputs to a numpy array without copying when possible."""
-    if hasattr(a, "to_numpy") and not isinstance(a, np.ndarray):  # pandas
-        a = a.to_numpy()
-    return np.asarray(a)
+_FLOAT_DTYPES = (np.float64, np.float32)
 
 
-def check_X(X, name: str = "X", dtype=np.float32, allow_empty: bool = False) -> np.ndarray:
-    """Return ``X`` as a C-contiguous 2-D float array (float32 by default).
+def _float32_range(X, name: str):
+    """Raise when a float64 input holds finite values that overflow float32 (they would become inf)."""
+    data = X.data if sp.issparse(X) else X
+    if data.dtype == np.float64 and data.size:
+        big = float(np.max(np.abs(data)))
+        if big > FLOAT32_MAX:
+            raise ValueError(
+                f"{name} contains values up to {big:.3g} in magnitude, beyond the float32 range (|x| <= "
+                f"{FLOAT32_MAX:.3g}) that pujax computes in; rescale {name} (e.g. "
+                f"sklearn.preprocessing.StandardScaler) or enable float64 with "
+                f'jax.config.update("jax_enable_x64", True).'
+            )
 
-    Raises ``TypeError`` for non-numeric input and ``ValueError`` for wrong dimensionality, no rows or columns, or
-    NaN / infinite values.
+
+def _as_compute_dtype(X, dtype):
+    """Cast validated float data to the compute dtype (float32 unless x64 is on and float64 was asked for)."""
+    if dtype is None:
+        return X
+    if sp.issparse(X):
+        return X.astype(dtype, copy=False)
+    return np.ascontiguousarray(X, dtype=dtype)
+
+
+def check_X(X, name: str = "X", *, accept_sparse: bool | str | list = False, dtype=np.float32,
+            ensure_min_samples: int = 1, ensure_min_features: int = 1) -> Any:
+    """Validate a feature matrix outside an estimator; return it as a 2-D C-contiguous ``dtype`` array.
+
+    scikit-learn's :func:`~sklearn.utils.check_array` checks (2-D, numeric, no complex / object values, no NaN or
+    infinity, at least ``ensure_min_samples`` rows and ``ensure_min_features`` columns), then the float32 range.
+    ``accept_sparse`` (e.g. ``"csr"``) lets a scipy sparse matrix through, converted to that format.
     """
     if X is None:
         raise ValueError(f"{name} is None: pass a 2-D array of shape (n_samples, n_features).")
-    if hasattr(X, "toarray") and hasattr(X, "nnz"):
-        raise TypeError(f"{name} is a sparse matrix; pujax needs a dense array: pass {name}.toarray().")
-    arr = _to_numpy(X)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(
-            f"{name} has dtype {arr.dtype}; pujax needs numeric features. Encode categorical columns first "
-            f"(e.g. sklearn.preprocessing.OneHotEncoder)."
-        )
-    if arr.ndim == 1:
+    X = check_array(X, accept_sparse=accept_sparse, dtype=_FLOAT_DTYPES, ensure_min_samples=ensure_min_samples,
+                    ensure_min_features=ensure_min_features, input_name=name)
+    _float32_range(X, name)
+    return _as_compute_dtype(X, dtype)
+
+
+def encode_pu_labels(s, name: str = "s") -> tuple[np.ndarray, np.ndarray]:
+    """Encode an estimator's target: return ``(s01, classes)`` with ``s01`` int32 in {0, 1}.
+
+    scikit-learn's binary-classifier convention: ``classes = np.unique(s)`` holds the two values the user passed
+    and the greater one, ``classes[1]``, marks the labeled positives (``True`` of a bool vector, ``1`` of {0, 1}
+    or {-1, +1}). A continuous target gets scikit-learn's "Unknown label type" error; more or fewer than two
+    values a ``ValueError`` that says what PU labels are.
+    """
+    s = column_or_1d(s, warn=True)
+    kind = type_of_target(s, input_name=name)
+    if kind not in ("binary", "multiclass"):
         raise ValueError(
-            f"{name} is 1-D with shape {arr.shape}; expected 2-D (n_samples, n_features). "
-            f"Use {name}.reshape(-1, 1) for a single feature or {name}.reshape(1, -1) for a single sample."
+            f"Unknown label type: {kind}. {name} must hold PU labels: two values, the greater one (e.g. 1 or "
+            f"True) marking labeled positives and the other unlabeled rows."
         )
-    if arr.ndim != 2:
-        raise ValueError(f"{name} has {arr.ndim} dimensions (shape {arr.shape}); expected 2-D (n_samples, n_features).")
-    if not allow_empty and (arr.shape[0] == 0 or arr.shape[1] == 0):
-        raise ValueError(f"{name} has shape {arr.shape}; it needs at least one sample and one feature.")
-    arr = np.ascontiguousarray(arr, dtype=dtype)
-    if not np.all(np.isfinite(arr)):
-        n_bad = int(np.sum(~np.isfinite(arr)))
+    classes, s01 = np.unique(s, return_inverse=True)
+    if len(classes) > 2:
         raise ValueError(
-            f"{name} contains {n_bad} NaN or infinite value(s); impute or drop them first "
-            f"(e.g. sklearn.impute.SimpleImputer)."
+            f"{name} has {len(classes)} classes {classes[:6].tolist()}; PU labels must be binary: exactly two "
+            f"values (labeled positive, unlabeled). For a multi-class y pass s = (y == positive_class)."
         )
-    return arr
+    if len(classes) < 2:
+        value = classes[0].item()
+        what = ("no labeled positive" if value in (0, -1) else "no unlabeled row" if value == 1
+                else "only one label value")
+        raise ValueError(
+            f"{name} has only one class ({value!r}): {what}. PU learning needs labeled positives (the greater "
+            f"label, e.g. 1) and unlabeled rows (e.g. 0); in the case-control setting pass X = concat(X_P, X_U) "
+            f"with s = concat(ones, zeros)."
+        )
+    return np.ascontiguousarray(s01.reshape(-1), dtype=np.int32), classes
 
 
 def check_pu_labels(s, name: str = "s", n_samples: int | None = None, require_both: bool = True) -> np.ndarray:
-    """Normalise PU labels to an int32 array with 1 = labeled positive, 0 = unlabeled.
+    """Validate PU labels for a functional core or a metric: bool, {0, 1} or {-1, +1}; return int32 {0, 1}.
 
-    Accepts bool, {0, 1} and {-1, +1} encodings (DESIGN §1). Raises ``ValueError`` when ``s`` is not 1-D, not
-    binary, has the wrong length, or (with ``require_both``) has no labeled positive or no unlabeled row.
+    Stricter than :func:`encode_pu_labels` (no other label values: a {0, 2} vector is an error, not a relabeling).
+    ``require_both``: there must be a labeled (1) and an unlabeled (0) row.
     """
     if s is None:
         raise ValueError(f"{name} is None: pass PU labels (1 = labeled positive, 0 = unlabeled).")
-    arr = _to_numpy(s)
+    arr = np.asarray(s.to_numpy() if hasattr(s, "to_numpy") else s)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one PU label per row); got shape {arr.shape}.")
+        raise ValueError(f"{name} must be 1-D (one label per row); got shape {arr.shape}.")
     if n_samples is not None and arr.shape[0] != n_samples:
-        raise ValueError(
-            f"{name} has {arr.shape[0]} labels but X has {n_samples} rows; pass one PU label per row of X."
-        )
+        raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n_samples} rows; pass one label per row.")
     if arr.dtype == bool:
         out = arr.astype(np.int32)
     else:
-        if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
-            raise TypeError(f"{name} has dtype {arr.dtype}; PU labels must be bool, {{0, 1}} or {{-1, +1}}.")
+        if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+            raise TypeError(f"{name} has dtype {arr.dtype}; labels must be bool, {{0, 1}} or {{-1, +1}}.")
         if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} contains NaN or infinite values; PU labels must be bool, {{0, 1}} or {{-1, +1}}.")
+            raise ValueError(f"{name} contains NaN or infinite values; labels must be bool, {{0, 1}} or {{-1, +1}}.")
         values = set(np.unique(arr).tolist())
         if values <= {0, 1}:
             out = arr.astype(np.int32)
         elif values <= {-1, 1}:
             out = (arr == 1).astype(np.int32)
         else:
-            shown = sorted(values)[:6]
             raise ValueError(
-                f"{name} must be binary PU labels (1 = labeled positive, 0 or -1 = unlabeled, or bool); "
-                f"found values {shown}. For multi-class y, pass s = (y == positive_class)."
+                f"{name} must be binary labels (1 = labeled positive / positive, 0 or -1 = unlabeled / negative, "
+                f"or bool); found values {sorted(values)[:6]}. For multi-class y pass (y == positive_class)."
             )
-    if require_both:
+    if require_both and out.size:
         n_lab = int(out.sum())
         if n_lab == 0:
-            raise ValueError(f"{name} has no labeled positive (all 0); PU learning needs at least one s == 1.")
+            raise ValueError(f"{name} has no labeled positive (all 0); PU learning needs at least one {name} == 1.")
         if n_lab == out.shape[0]:
-            raise ValueError(
-                f"{name} has no unlabeled row (all 1); PU learning needs unlabeled data (s == 0). In the "
-                f"case-control setting pass X = concat(X_P, X_U) with s = concat(ones, zeros)."
-            )
+            raise ValueError(f"{name} has no unlabeled row (all 1); PU learning needs unlabeled data ({name} == 0).")
     return np.ascontiguousarray(out)
 
 
 def check_binary_labels(y, name: str = "y", n_samples: int | None = None) -> np.ndarray:
-    """Normalise fully observed binary labels (bool, {0,1} or {-1,+1}) to int32 {0, 1}; both classes not required."""
+    """Fully observed binary labels (bool, {0, 1} or {-1, +1}) as int32 {0, 1}; one class is allowed."""
     return check_pu_labels(y, name=name, n_samples=n_samples, require_both=False)
 
 
-def check_X_s(X, s, X_name: str = "X", s_name: str = "s"):
-    """Validate a PU training set: ``X`` 2-D finite floats, ``s`` binary PU labels of the same length."""
-    X = check_X(X, name=X_name)
-    s = check_pu_labels(s, name=s_name, n_samples=X.shape[0])
-    return X, s
+def check_X_s(X, s, *, accept_sparse: bool | str | list = False) -> tuple[Any, np.ndarray]:
+    """A PU training set for a functional core: :func:`check_X` of ``X`` and :func:`check_pu_labels` of ``s``."""
+    X = check_X(X, accept_sparse=accept_sparse)
+    return X, check_pu_labels(s, n_samples=X.shape[0])
+
+
+def check_sample_weight(sample_weight, s01: np.ndarray, dtype=np.float32) -> np.ndarray | None:
+    """Validate ``sample_weight`` against PU labels ``s01``: 1-D, one finite non-negative weight per row, and a
+    positive total weight on the labeled and on the unlabeled class. ``None`` stays ``None`` (unit weights)."""
+    if sample_weight is None:
+        return None
+    n = s01.shape[0]
+    if isinstance(sample_weight, numbers.Number):
+        w = np.full(n, float(sample_weight))
+    else:
+        w = check_array(sample_weight, ensure_2d=False, dtype=_FLOAT_DTYPES, input_name="sample_weight")
+    if w.ndim != 1:
+        raise ValueError(f"Sample weights must be 1D array or scalar; got sample_weight of shape {w.shape}.")
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight.shape == ({w.shape[0]},), expected ({n},)!")
+    if np.any(w < 0):
+        raise ValueError("Negative values in data passed to sample_weight: weights must be >= 0.")
+    _float32_range(w, "sample_weight")
+    for cls, what in ((1, "labeled positives"), (0, "unlabeled rows")):
+        if not np.sum(w[s01 == cls]) > 0:
+            raise ValueError(
+                f"sample_weight gives zero total weight to the {what} (class {cls} of the PU labels); PU "
+                f"learning needs weight on both classes."
+            )
+    return np.ascontiguousarray(w, dtype=dtype)
+
+
+def validate_fit_data(estimator, X, s, sample_weight=None, *, accept_sparse: bool | str | list = False,
+                      dtype=np.float32, set_classes: bool = True) -> tuple[Any, np.ndarray, np.ndarray | None]:
+    """Validate an estimator's training data the scikit-learn way; return ``(X, s01, sample_weight)``.
+
+    Sets ``estimator.n_features_in_``, ``feature_names_in_`` (pandas input) and, with ``set_classes``,
+    ``classes_`` (the two values of ``s``; see :func:`encode_pu_labels`). ``X`` comes back as a C-contiguous float32 array (or a float32 sparse
+    matrix when ``accept_sparse`` allows it), ``s01`` as int32 {0, 1}, ``sample_weight`` as float32 or ``None``.
+    """
+    X, s = validate_data(estimator, X, s, reset=True, accept_sparse=accept_sparse, dtype=_FLOAT_DTYPES,
+                         ensure_min_samples=2, y_numeric=False)
+    _float32_range(X, "X")
+    s01, classes = encode_pu_labels(s)
+    if set_classes:
+        estimator.classes_ = classes
+    w = check_sample_weight(sample_weight, s01)
+    return _as_compute_dtype(X, dtype), s01, w
+
+
+def validate_predict_data(estimator, X, *, accept_sparse: bool | str | list = False, dtype=np.float32,
+                          attributes: str | list[str] | None = None):
+    """Validate ``X`` at predict time: ``NotFittedError`` before ``fit``, then scikit-learn's checks of the number
+    of features and of pandas feature names against those seen in ``fit``; return float32 ``X``."""
+    check_is_fitted(estimator, attributes)
+    X = validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=_FLOAT_DTYPES)
+    _float32_range(X, "X")
+    return _as_compute_dtype(X, dtype)
 
 
 def check_prior(prior, name: str = "prior", allow_auto: bool = True):
-    """Return ``prior`` as a float in (0, 1), or the string ``"auto"`` (or a prior estimate) unchanged.
+    """Return ``prior`` as a float in (0, 1), or ``"auto"`` / a prior estimate (an object with ``.prior``).
 
     ``prior`` is pi = P(y = 1) in the population the unlabeled data is drawn from (case-control scenario).
     """
+    auto = ' or "auto" to estimate it from the data' if allow_auto else ""
     if isinstance(prior, str):
         if allow_auto and prior == "auto":
             return "auto"
-        raise ValueError(
-            f"{name}={prior!r} is not valid; pass the class prior pi = P(y=1) as a float in (0, 1)"
-            + (' or "auto" to estimate it from the data.' if allow_auto else ".")
-        )
+        raise ValueError(f"{name}={prior!r} is not valid; pass the class prior pi = P(y=1) as a float in (0, 1){auto}.")
     if allow_auto and hasattr(prior, "prior") and not isinstance(prior, numbers.Number):
         check_prior(prior.prior, name=f"{name}.prior", allow_auto=False)
         return prior
-    if prior is None:
-        raise ValueError(
-            f"{name} is None; pass the class prior pi = P(y=1) as a float in (0, 1)"
-            + (' or "auto" to estimate it.' if allow_auto else ".")
-        )
+    if prior is None or isinstance(prior, (bool, np.bool_)):
+        raise ValueError(f"{name}={prior!r} is not valid; pass the class prior pi = P(y=1) as a float in (0, 1){auto}.")
     try:
         value = float(np.asarray(prior))
     except (TypeError, ValueError):
@@ -154,29 +252,65 @@ def check_prior(prior, name: str = "prior", allow_auto: bool = True):
     return value
 
 
-def resolve_prior(prior, X, s, random_state=None, name: str = "prior") -> float:
-    """Turn an estimator's ``prior`` argument into a float.
+def check_int(value, name: str, low: int | None = 1, high: int | None = None, allow_none: bool = False):
+    """Check an integer hyper-parameter in ``[low, high]`` (either bound may be ``None``); return it as ``int``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int; got {value!r} ({type(value).__name__}).")
+    v = int(value)
+    if (low is not None and v < low) or (high is not None and v > high):
+        lo = "-inf" if low is None else low
+        hi = "inf" if high is None else high
+        raise ValueError(f"{name}={v} must be an int in [{lo}, {hi}].")
+    return v
 
-    A float is checked and returned; ``"auto"`` estimates pi from ``(X, s)`` with
-    :func:`pujax.prior.estimate_prior` (default method); an object with a ``.prior`` attribute (a
-    ``PriorEstimate``) gives its value.
+
+def check_float(value, name: str, low: float | None = None, high: float | None = None, closed: str = "neither",
+                allow_none: bool = False) -> float | None:
+    """Check a finite real hyper-parameter between ``low`` and ``high``; return it as ``float``.
+
+    ``closed`` in {"neither", "left", "right", "both"} says which bounds are included; a ``None`` bound is open.
     """
-    prior = check_prior(prior, name=name)
-    if isinstance(prior, str):  # "auto"
-        try:
-            from pujax.prior import estimate_prior
-        except ImportError as exc:  # pragma: no cover - only before pujax.prior exists
-            raise ValueError(
-                f'{name}="auto" needs pujax.prior, which is not available: pass the class prior as a float.'
-            ) from exc
-        return float(check_prior(estimate_prior(X, s, random_state=random_state).prior, name=name, allow_auto=False))
-    if not isinstance(prior, float):
-        return float(prior.prior)
-    return prior
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a float; got {value!r} ({type(value).__name__}).")
+    v = float(value)
+    left = closed in ("left", "both")
+    right = closed in ("right", "both")
+    ok = np.isfinite(v)
+    if low is not None:
+        ok = ok and (v >= low if left else v > low)
+    if high is not None:
+        ok = ok and (v <= high if right else v < high)
+    if not ok:
+        lb = "[" if left and low is not None else "("
+        rb = "]" if right and high is not None else ")"
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        raise ValueError(f"{name}={value!r} must be a finite float in {lb}{lo}, {hi}{rb}.")
+    return v
+
+
+def check_in(value, name: str, choices):
+    """Check that ``value`` is one of ``choices`` (compared exactly); return it."""
+    choices = tuple(choices)
+    if isinstance(value, (list, dict, np.ndarray)) or value not in choices:
+        raise ValueError(f"{name}={value!r} is not valid; choose one of {sorted(map(str, choices))}.")
+    return value
+
+
+def check_bool(value, name: str) -> bool:
+    """Check a boolean hyper-parameter (Python or numpy bool)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r} ({type(value).__name__}).")
+    return bool(value)
 
 
 def as_key(random_state=None):
-    """Return a JAX PRNG key from ``None`` (fresh entropy), an int, a numpy RandomState/Generator or a JAX key."""
+    """Return a JAX PRNG key from ``random_state``: ``None`` (fresh entropy), an int in [0, 2**32), a numpy
+    ``RandomState`` / ``Generator`` (one draw), or a JAX key (returned unchanged)."""
     import jax
 
     if random_state is None:
@@ -192,63 +326,12 @@ def as_key(random_state=None):
         return jax.random.PRNGKey(int(random_state.randint(0, 2**31 - 1)))
     if isinstance(random_state, np.random.Generator):
         return jax.random.PRNGKey(int(random_state.integers(0, 2**31 - 1)))
-    arr = random_state
-    if hasattr(arr, "dtype") and (jax.dtypes.issubdtype(arr.dtype, jax.dtypes.prng_key)):
-        return arr
-    if hasattr(arr, "shape") and tuple(arr.shape) == (2,) and np.issubdtype(np.asarray(arr).dtype, np.unsignedinteger):
-        return jax.numpy.asarray(arr, dtype=jax.numpy.uint32)
+    if hasattr(random_state, "dtype") and jax.dtypes.issubdtype(random_state.dtype, jax.dtypes.prng_key):
+        return random_state
+    if (hasattr(random_state, "shape") and tuple(random_state.shape) == (2,)
+            and np.issubdtype(np.asarray(random_state).dtype, np.unsignedinteger)):
+        return jax.numpy.asarray(random_state, dtype=jax.numpy.uint32)
     raise TypeError(
         f"random_state of type {type(random_state).__name__} is not supported; pass None, an int, "
         f"a numpy RandomState/Generator or a JAX PRNG key."
     )
-
-
-def check_is_fitted_and_X(estimator, X, attributes: str | list[str] = "n_features_in_") -> np.ndarray:
-    """At predict time: raise ``NotFittedError`` before fit, validate ``X`` and its number of features."""
-    from sklearn.exceptions import NotFittedError
-
-    attrs = [attributes] if isinstance(attributes, str) else list(attributes)
-    if not all(hasattr(estimator, a) for a in attrs):
-        raise NotFittedError(
-            f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with training data first."
-        )
-    X = check_X(X)
-    n_expected = estimator.n_features_in_
-    if X.shape[1] != n_expected:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} was fitted with {n_expected} features; "
-            f"pass data with the same columns as in fit."
-        )
-    return X
-
-
-def check_positive_int(value, name: str, minimum: int = 1, allow_none: bool = False):
-    """Check an integer hyper-parameter ``>= minimum`` (``None`` allowed when ``allow_none``)."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r} ({type(value).__name__}).")
-    if int(value) < minimum:
-        raise ValueError(f"{name}={value} must be >= {minimum}.")
-    return int(value)
-
-
-def check_fraction(value, name: str, low: float = 0.0, high: float = 1.0, inclusive: str = "neither") -> float:
-    """Check a float in (low, high); ``inclusive`` in {"neither", "left", "right", "both"}."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a float; got {value!r} ({type(value).__name__}).")
-    v = float(value)
-    lo_ok = v >= low if inclusive in ("left", "both") else v > low
-    hi_ok = v <= high if inclusive in ("right", "both") else v < high
-    if not (np.isfinite(v) and lo_ok and hi_ok):
-        lb = "[" if inclusive in ("left", "both") else "("
-        rb = "]" if inclusive in ("right", "both") else ")"
-        raise ValueError(f"{name}={value!r} must be in {lb}{low}, {high}{rb}.")
-    return v
-
-
-def check_in(value, name: str, choices):
-    """Check that ``value`` is one of ``choices`` (strings compared exactly)."""
-    if value not in tuple(choices):
-        raise ValueError(f"{name}={value!r} is not valid; choose one of {sorted(map(str, choices))}.")
-    return value

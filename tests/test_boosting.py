@@ -345,7 +345,7 @@ def test_bad_input(toy):
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         AdaPUClassifier(prior=prior).fit(Xn, s)
-    with pytest.raises(ValueError, match="labels"):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         AdaPUClassifier(prior=prior).fit(X, s[:-1])
     with pytest.raises(ValueError, match="n_estimators"):
         AdaPUClassifier(prior=prior, n_estimators=0).fit(X, s)
@@ -418,7 +418,7 @@ def test_learning_rate_auto_picks_min_pu_risk(toy):
     for beta in LEARNING_RATES:
         fixed = AdaPUClassifier(n_estimators=8, learning_rate=beta, prior=prior, random_state=0).fit(X, s)
         risks[beta] = float(pu_zero_one_risk(s, fixed.predict(X), prior))
-        np.testing.assert_allclose(auto.learning_rate_risks_[beta], risks[beta], atol=1e-6)
+        np.testing.assert_allclose(auto.learning_rate_risks_[LEARNING_RATES.index(beta)], risks[beta], atol=1e-6)
     best = min(LEARNING_RATES, key=lambda b: (risks[b], -b))
     assert auto.learning_rate_ == best
     ref = AdaPUClassifier(n_estimators=8, learning_rate=best, prior=prior, random_state=0).fit(X, s)

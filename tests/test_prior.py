@@ -331,8 +331,8 @@ class _TinyPU(PUClassifierMixin, BaseEstimator):
         self.prior = prior
         self.random_state = random_state
 
-    def fit(self, X, s):
-        X, s, prior = self._validate_fit(X, s)
+    def fit(self, X, y):
+        X, s, _, prior = self._validate_fit(X, y)
         self.w_ = X[s == 1].mean(0) - X[s == 0].mean(0)
         self.threshold_ = float(np.quantile(X[s == 0] @ self.w_, 1.0 - prior))
         return self

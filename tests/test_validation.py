@@ -1,4 +1,5 @@
-"""Every bad input of DESIGN §1 gets a clear error; persistence round-trips without pickle."""
+"""The one validation layer: scikit-learn's wording for arrays, PU labels with ``classes_``, sample weights,
+priors, hyper-parameters and random states; every bad input gets a clear error naming the argument."""
 import pickle
 
 import jax
@@ -8,27 +9,39 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
 from pujax.base import PUClassifierMixin
-from pujax.validation import as_key, check_pu_labels, check_prior, check_X, check_X_s
+from pujax.persistence import register_estimator
+from pujax.validation import (
+    as_key,
+    check_float,
+    check_in,
+    check_int,
+    check_prior,
+    check_pu_labels,
+    check_sample_weight,
+    check_X,
+    check_X_s,
+    encode_pu_labels,
+)
 
 
+@register_estimator
 class TinyPU(PUClassifierMixin, BaseEstimator):
     """A minimal PU estimator (mean-difference scorer) to exercise the shared plumbing."""
+
+    _fitted_schema = {"coef_": "f[n_features_in_]"}
 
     def __init__(self, prior=0.5, random_state=None):
         self.prior = prior
         self.random_state = random_state
 
-    def fit(self, X, s):
-        X, s, prior = self._validate_fit(X, s)
-        self.coef_ = X[s == 1].mean(0) - X[s == 0].mean(0)
-        self.info_ = {"prior": prior, "shape": (1, 2), "inf": float("inf"), "nested": [np.arange(3), "x"]}
+    def fit(self, X, y, sample_weight=None):
+        X, s, w, prior = self._validate_fit(X, y, sample_weight)
+        w = np.ones(len(s)) if w is None else w
+        self.coef_ = np.average(X[s == 1], 0, w[s == 1]) - np.average(X[s == 0], 0, w[s == 0])
         return self
 
     def decision_function(self, X):
         return self._validate_predict(X) @ self.coef_
-
-    def predict(self, X):
-        return (self.decision_function(X) > 0).astype(int)
 
 
 def test_s_encodings():
@@ -39,34 +52,81 @@ def test_s_encodings():
 
 @pytest.mark.parametrize(
     "s, match",
-    [([0, 1, 2], "binary"), ([0, 0, 0], "no labeled positive"), ([1, 1, 1], "no unlabeled"), (["a", "b", "a"], "dtype")],
+    [([0, 1, 2], "binary"), ([0, 0, 0], "no labeled positive"), ([1, 1, 1], "no unlabeled"), (["a", "b", "a"], "dtype"),
+     ([0, 2, 0], "binary")],
 )
-def test_bad_s(s, match):
+def test_bad_s_for_functions(s, match):
     with pytest.raises((ValueError, TypeError), match=match):
         check_X_s(np.zeros((3, 2)), s)
 
 
-def test_bad_X():
-    with pytest.raises(ValueError, match="NaN or infinite"):
+def test_estimator_labels_follow_scikit_learn():
+    s01, classes = encode_pu_labels(np.array([2, 1, 1, 2]))
+    np.testing.assert_array_equal(s01, [1, 0, 0, 1])
+    np.testing.assert_array_equal(classes, [1, 2])
+    s01, classes = encode_pu_labels(np.array(["u", "p", "u"], dtype=object))
+    np.testing.assert_array_equal(s01, [1, 0, 1])  # the greater value marks labeled positives
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        encode_pu_labels(np.array([0.5, 1.5, 2.25]))
+    with pytest.raises(ValueError, match="class"):
+        encode_pu_labels(np.ones(4))
+    with pytest.raises(ValueError, match="binary"):
+        encode_pu_labels(np.arange(6) % 3)
+
+
+def test_bad_X_messages_are_scikit_learns():
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         check_X([[1.0, np.nan]])
-    with pytest.raises(ValueError, match="NaN or infinite"):
+    with pytest.raises(ValueError, match="Input X contains infinity"):
         check_X([[1.0, np.inf]])
-    with pytest.raises(ValueError, match="1-D"):
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
         check_X([1.0, 2.0])
-    with pytest.raises(ValueError, match="at least one sample"):
+    with pytest.raises(ValueError, match="0 sample"):
         check_X(np.zeros((0, 3)))
-    with pytest.raises(TypeError, match="numeric"):
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        check_X(np.ones((3, 2)) + 1j)
+    with pytest.raises(ValueError, match="could not convert"):
         check_X([["a", "b"]])
+    with pytest.raises(ValueError, match="float32 range"):
+        check_X(np.array([[1.0, 1e39]]))
     with pytest.raises(ValueError, match="3 labels but X has 2 rows"):
         check_X_s(np.zeros((2, 2)), [1, 0, 0])
+    assert check_X(np.array([[1, 2]], dtype=np.int64)).dtype == np.float32
 
 
-@pytest.mark.parametrize("prior", [0.0, 1.0, -0.1, 1.5, np.nan, None, "half"])
+@pytest.mark.parametrize("prior", [0.0, 1.0, -0.1, 1.5, np.nan, None, "half", True])
 def test_bad_prior(prior):
     with pytest.raises((ValueError, TypeError), match="prior"):
         check_prior(prior)
     with pytest.raises((ValueError, TypeError), match="prior"):
         TinyPU(prior=prior).fit(np.random.rand(6, 2), [1, 0, 1, 0, 0, 0])
+
+
+def test_scalar_checks():
+    assert check_int(3, "n") == 3 and check_int(None, "n", allow_none=True) is None
+    with pytest.raises(TypeError, match="n must be an int"):
+        check_int(2.5, "n")
+    with pytest.raises(ValueError, match=r"n=0 must be an int in \[1, inf\]"):
+        check_int(0, "n")
+    assert check_float(0.5, "x", 0.0, 1.0) == 0.5
+    with pytest.raises(ValueError, match=r"x=1.0 must be a finite float in \(0, 1\)"):
+        check_float(1.0, "x", 0.0, 1.0)
+    assert check_float(1.0, "x", 0.0, 1.0, closed="right") == 1.0
+    with pytest.raises(ValueError, match="finite"):
+        check_float(np.nan, "x")
+    with pytest.raises(ValueError, match="choose one of"):
+        check_in("c", "kind", ("a", "b"))
+
+
+def test_sample_weight_checks():
+    s01 = np.array([1, 0, 0, 1])
+    np.testing.assert_array_equal(check_sample_weight([1, 2, 0, 1], s01), [1, 2, 0, 1])
+    with pytest.raises(ValueError, match="zero total weight to the unlabeled"):
+        check_sample_weight([1, 0, 0, 1], s01)
+    with pytest.raises(ValueError, match="Negative"):
+        check_sample_weight([1, -1, 1, 1], s01)
+    with pytest.raises(ValueError, match="expected"):
+        check_sample_weight([1, 1], s01)
 
 
 def test_random_state_to_key():
@@ -85,9 +145,10 @@ def test_estimator_plumbing(tmp_path):
     est = TinyPU(prior=0.3)
     with pytest.raises(NotFittedError):
         est.predict(X)
-    est.fit(X, 2 * s - 1)  # {-1, +1} accepted
-    assert est.prior_ == 0.3 and list(est.classes_) == [0, 1] and est.n_features_in_ == 3
-    with pytest.raises(ValueError, match="2 features"):
+    est.fit(X, 2 * s - 1)  # {-1, +1}: predictions come back in the same labels
+    assert est.prior_ == 0.3 and list(est.classes_) == [-1, 1] and est.n_features_in_ == 3
+    assert set(np.unique(est.predict(X))) <= {-1, 1}
+    with pytest.raises(ValueError, match="X has 2 features, but TinyPU is expecting 3 features"):
         est.predict(X[:, :2])
     assert clone(est).get_params() == est.get_params()
     est2 = pickle.loads(pickle.dumps(est))
@@ -95,6 +156,27 @@ def test_estimator_plumbing(tmp_path):
     est.save(tmp_path / "m")
     est3 = TinyPU.load(tmp_path / "m")
     np.testing.assert_allclose(est3.decision_function(X), est.decision_function(X))
-    assert est3.info_["shape"] == (1, 2) and est3.info_["inf"] == float("inf")
-    np.testing.assert_array_equal(est3.info_["nested"][0], np.arange(3))
     assert est3.get_params() == est.get_params()
+
+
+def test_integer_weights_equal_duplicated_rows():
+    r = np.random.default_rng(1)
+    X = r.normal(size=(40, 3))
+    s = (r.random(40) < 0.3).astype(int)
+    s[:2] = [1, 0]
+    w = r.integers(0, 3, size=40)
+    w[:2] = 1
+    a = TinyPU().fit(X, s, sample_weight=w)
+    b = TinyPU().fit(np.repeat(X, w, axis=0), np.repeat(s, w))
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-5)
+
+
+def test_pandas_feature_names_are_checked():
+    pd = pytest.importorskip("pandas")
+    r = np.random.default_rng(0)
+    df = pd.DataFrame(r.normal(size=(30, 3)), columns=["a", "b", "c"])
+    s = np.r_[np.ones(8, int), np.zeros(22, int)]
+    est = TinyPU().fit(df, s)
+    np.testing.assert_array_equal(est.feature_names_in_, ["a", "b", "c"])
+    with pytest.raises(ValueError, match="feature names should match"):
+        est.predict(df[["c", "a", "b"]])

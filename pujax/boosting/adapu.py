@@ -41,6 +41,7 @@ from jax import lax
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
+from pujax.persistence import register_estimator
 from pujax.boosting.stumps import (
     coded_weight_sums,
     draw_thresholds,
@@ -54,7 +55,7 @@ from pujax.boosting.stumps import (
     threshold_bounds,
 )
 from pujax.progress import progress
-from pujax.validation import as_key, check_in, check_positive_int
+from pujax.validation import as_key, check_in, check_int
 
 __all__ = [
     "AdaPUModel",
@@ -333,22 +334,6 @@ def _chunk(state, keys, X, prior, learning_rate, per_set, candidates, *, n_thres
                         candidates=candidates)
 
 
-def _check_sample_weight(sample_weight, s):
-    if sample_weight is None:
-        return None
-    w = np.asarray(sample_weight)
-    if w.dtype == object or not np.issubdtype(w.dtype, np.number):
-        raise TypeError(f"sample_weight must be numeric; got dtype {w.dtype}.")
-    w = w.astype(np.float64)
-    if w.ndim != 1 or w.shape[0] != s.shape[0]:
-        raise ValueError(f"sample_weight must be 1-D with one weight per row ({s.shape[0]}); got shape {w.shape}.")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative.")
-    if w[s == 1].sum() <= 0 or w[s == 0].sum() <= 0:
-        raise ValueError("sample_weight must give a positive total weight to the labeled and to the unlabeled rows.")
-    return w
-
-
 def _pad_rows(X, s, w):
     """Pad to a size bucket (multiples of 2^(floor(log2 n) - 3), <= 12.5 % extra) with zero-weight copies of row 0."""
     n = X.shape[0]
@@ -376,6 +361,7 @@ def _pu_zero_one_risk_weighted(s, pred, w, prior):
     return prior * (1.0 - pp) + pu - prior * pp
 
 
+@register_estimator
 class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     """Ada-PU boosting of decision stumps from positive and unlabeled data (Zhao et al.; DESIGN §3.4).
 
@@ -418,10 +404,18 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         (+1 predicts negative on ``x <= θ``, -1 on ``x > θ``), ``β α_t``, ``ε_t`` and ``Z_t``.
     n_estimators_ : int
     learning_rate_ : float -- the β used (the selected one when ``learning_rate="auto"``).
-    learning_rate_risks_ : dict or None -- for ``"auto"``: PU 0-1 risk estimate on the training rows per β.
+    learning_rate_risks_ : ndarray (len(LEARNING_RATES),) or None -- for ``"auto"``: PU 0-1 risk estimate on the
+        training rows for each β of ``LEARNING_RATES``.
     prior_, n_features_in_, classes_
     feature_importances_ : ndarray (n_features,) -- sum of ``α_t`` per feature, normalised to sum 1.
     """
+
+    _fitted_schema = {
+        "learning_rate_": "float", "learning_rate_risks_": "f[*]|none", "n_estimators_": "int",
+        "features_": "i[n_estimators_]", "thresholds_": "f[n_estimators_]", "directions_": "f[n_estimators_]",
+        "estimator_weights_": "f[n_estimators_]", "estimator_errors_": "f[n_estimators_]",
+        "masses_": "f[n_estimators_]",
+    }
 
     def __init__(self, n_estimators=100, learning_rate="auto", prior="auto", n_thresholds=1, threshold_range="paper",
                  normalization="total", random_state=None, verbose=False):
@@ -435,7 +429,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     def _check_params(self):
-        T = check_positive_int(self.n_estimators, "n_estimators")
+        T = check_int(self.n_estimators, "n_estimators")
         lr = self.learning_rate
         if isinstance(lr, str):
             if lr != "auto":
@@ -450,12 +444,12 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         if k != "all":
             if isinstance(k, str):
                 raise ValueError(f'n_thresholds={k!r} is not valid; pass an int >= 1 or "all".')
-            k = check_positive_int(k, "n_thresholds")
+            k = check_int(k, "n_thresholds")
         check_in(self.threshold_range, "threshold_range", _RANGES)
         check_in(self.normalization, "normalization", _NORMALIZATIONS)
         return T, lr, k
 
-    def fit(self, X, s, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         """Fit on features ``X`` (n, d) and PU labels ``s`` (1 = labeled positive, 0 = unlabeled).
 
         ``sample_weight`` (optional, non-negative): row weights; the means of eq. (7) become weighted means.
@@ -463,8 +457,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         zero-weight copies to a size bucket, so refits on similar sizes reuse the compiled scan.
         """
         T, lr, k = self._check_params()
-        X, s, prior = self._validate_fit(X, s)
-        sw = _check_sample_weight(sample_weight, s)
+        X, s, sw, prior = self._validate_fit(X, y, sample_weight)
         key = as_key(self.random_state)
         Xd, sd, wd = _pad_rows(*deduplicate(X, s, sw))
         Xj, sj, wj = jnp.asarray(Xd), jnp.asarray(sd), jnp.asarray(wd)
@@ -498,7 +491,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
                     bar.update()
             lr = min(LEARNING_RATES, key=lambda b: (risks[b], -b))
             model = models[lr]
-            self.learning_rate_risks_ = {float(b): float(r) for b, r in risks.items()}
+            self.learning_rate_risks_ = np.array([risks[b] for b in LEARNING_RATES], np.float64)
         else:
             model = fit_one(lr, self.verbose)
             self.learning_rate_risks_ = None
@@ -542,13 +535,9 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
             yield row
 
     def staged_predict(self, X):
-        """Yield the class predictions (0/1) after each round."""
+        """Yield the class predictions (in ``classes_``) after each round."""
         for F in self.staged_decision_function(X):
-            yield (F > 0).astype(np.int64)
-
-    def predict(self, X):
-        """Class labels in ``{0, 1}``: 1 where ``Σ α_t h_t(x) > 0``."""
-        return (self.decision_function(X) > 0).astype(np.int64)
+            yield self._to_classes(F > 0)
 
     def predict_proba(self, X):
         """``P(y = 1 | x) = 1 / (1 + exp(-2 F(x)))``, the population minimiser of the exponential loss."""

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from pujax.validation import as_key, check_binary_labels, check_fraction, check_positive_int, check_X
+from pujax.validation import as_key, check_binary_labels, check_float, check_int, check_X
 
 __all__ = ["PUSplit", "make_case_control", "make_censoring", "contaminate"]
 
@@ -56,7 +56,7 @@ def make_case_control(key, X, y, n_labeled: int, return_y: bool = False):
       ``s = concat(ones(n_labeled), zeros(n))`` and ``prior = mean(y)``.
     """
     X, y = _xy(X, y)
-    n_labeled = check_positive_int(n_labeled, "n_labeled")
+    n_labeled = check_int(n_labeled, "n_labeled")
     pos = np.flatnonzero(y == 1)
     if n_labeled > pos.size:
         raise ValueError(f"n_labeled={n_labeled} exceeds the number of positives in y ({pos.size}).")
@@ -78,7 +78,7 @@ def make_censoring(key, X, y, labeled_fraction: float):
     prior to pass to an estimator fitted on ``(X, s)``). ``X`` is returned unchanged (as float32).
     """
     X, y = _xy(X, y)
-    c = check_fraction(labeled_fraction, "labeled_fraction", inclusive="right")
+    c = check_float(labeled_fraction, "labeled_fraction", 0.0, 1.0, closed="right")
     draw = np.asarray(jax.random.uniform(as_key(key), (y.size,)))
     s = ((y == 1) & (draw < c)).astype(np.int32)
     if s.sum() == 0:
@@ -103,10 +103,10 @@ def contaminate(key, X, y, n_pos: int, n_unl: int, pos_contamination: float = 0.
     Returns ``(X_train, s, y_train)`` with the P rows first.
     """
     X, y = _xy(X, y)
-    n_pos = check_positive_int(n_pos, "n_pos")
-    n_unl = check_positive_int(n_unl, "n_unl")
-    cp = check_fraction(pos_contamination, "pos_contamination", inclusive="left")
-    cu = check_fraction(unl_contamination, "unl_contamination", inclusive="left")
+    n_pos = check_int(n_pos, "n_pos")
+    n_unl = check_int(n_unl, "n_unl")
+    cp = check_float(pos_contamination, "pos_contamination", 0.0, 1.0, closed="left")
+    cu = check_float(unl_contamination, "unl_contamination", 0.0, 1.0, closed="left")
     n_fp = int(round(cp * n_pos))
     n_up = int(round(cu * n_unl))
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.validation import as_key, check_fraction, check_in, check_positive_int
+from pujax.validation import as_key, check_float, check_in, check_int
 
 __all__ = ["make_circle_data", "make_label_noise_setting", "LABEL_NOISE_SETTINGS"]
 
@@ -25,12 +25,12 @@ def make_circle_data(key, n_pos: int, n_neg: int, radius: float = 4.0, noise: fl
 
     Returns ``(X, y)``: float32 (n_pos + n_neg, 2) and int32 labels (1 = positive), positives first.
     """
-    n_pos = check_positive_int(n_pos, "n_pos", minimum=0)
-    n_neg = check_positive_int(n_neg, "n_neg", minimum=0)
+    n_pos = check_int(n_pos, "n_pos", low=0)
+    n_neg = check_int(n_neg, "n_neg", low=0)
     if n_pos + n_neg == 0:
         raise ValueError("n_pos + n_neg must be >= 1.")
-    radius = check_fraction(radius, "radius", 0.0, np.inf)
-    noise = check_fraction(noise, "noise", 0.0, np.inf, inclusive="left")
+    radius = check_float(radius, "radius", 0.0, np.inf)
+    noise = check_float(noise, "noise", 0.0, np.inf, closed="left")
     k1, k2, k3 = jax.random.split(as_key(key), 3)
     pos = jax.random.normal(k1, (n_pos, 2))
     theta = jax.random.uniform(k2, (n_neg,), minval=0.0, maxval=2.0 * jnp.pi)
@@ -50,7 +50,7 @@ def make_label_noise_setting(key, X, y, setting: str, n_pos: int, n_unl: int, co
     from pujax.data import contaminate
 
     check_in(setting, "setting", LABEL_NOISE_SETTINGS)
-    c = check_fraction(contamination, "contamination", inclusive="left")
+    c = check_float(contamination, "contamination", 0.0, 1.0, closed="left")
     cp = c if setting == "semi-supervised" else 0.0
     cu = 0.0 if setting == "supervised" else c
     return contaminate(key, X, y, n_pos, n_unl, pos_contamination=cp, unl_contamination=cu)

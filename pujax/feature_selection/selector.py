@@ -17,9 +17,10 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
 
-from pujax.persistence import load_estimator, save_estimator
+from pujax.base import SaveLoadMixin
+from pujax.persistence import register_estimator
 from pujax.progress import progress
-from pujax.validation import as_key, check_in, check_positive_int, check_X_s
+from pujax.validation import as_key, check_in, check_int, validate_fit_data
 
 from .gmm import COVARIANCE_TYPES
 from .igo import DEFAULT_CACHE_SIZE, SearchConfig, igo_init, igo_run, max_selectable
@@ -69,7 +70,8 @@ def _devices_for(n_jobs, n_candidates):
     return max(k for k in range(1, want + 1) if n_candidates % k == 0)
 
 
-class FSCPU(SelectorMixin, BaseEstimator):
+@register_estimator
+class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
     """Feature selection under the cluster assumption in PU learning (FSCPU, Uchikoshi & Akimoto 2025).
 
     Each candidate feature mask is scored by clustering all rows on the selected features with a K-component
@@ -178,6 +180,14 @@ class FSCPU(SelectorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _fitted_schema = {
+        "n_features_in_": "int", "feature_names_in_": "str[n_features_in_]?", "scores_": "f[n_features_in_]",
+        "thetas_": "f[n_searches,n_features_in_]", "history_": "f[*,n_features_in_]",
+        "objective_history_": "f[n_searches,*,2]", "cache_hit_rate_": "float", "n_gmm_fits_": "int",
+        "n_jobs_": "int", "support_": "b[n_features_in_]", "n_features_to_select_": "int", "budget_": "float",
+        "learning_rate_": "float", "clip_": "float",
+    }
+
     def __init__(self, n_features_to_select=None, n_clusters=10, n_iter=3000, variant="fscpu", *,
                  covariance_type="diag", max_em_iter=100, tol=1e-3, reg_covar=1e-6, kmeans_max_iter=300,
                  n_candidates=2, n_searches=1, learning_rate=None, clip=None, costs=None, scale="minmax",
@@ -259,9 +269,9 @@ class FSCPU(SelectorMixin, BaseEstimator):
         return support
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, s):
-        """Search the feature mask on PU data ``X`` (n, d) with labels ``s`` (1 = labeled positive, 0 = unlabeled)."""
-        X, s = check_X_s(X, s)
+    def fit(self, X, y):
+        """Search the feature mask on PU data ``X`` (n, d) with PU labels ``y`` (1 = labeled positive, 0 = unlabeled)."""
+        X, s, _ = validate_fit_data(self, X, y, set_classes=False)
         n, d = X.shape
         check_in(self.variant, "variant", VARIANTS)
         check_in(self.covariance_type, "covariance_type", COVARIANCE_TYPES)
@@ -270,16 +280,16 @@ class FSCPU(SelectorMixin, BaseEstimator):
         batching = self.candidate_batching
         if batching == "auto":
             batching = "map" if jax.default_backend() == "cpu" else "vmap"
-        n_clusters = check_positive_int(self.n_clusters, "n_clusters", minimum=1)
+        n_clusters = check_int(self.n_clusters, "n_clusters", low=1)
         if n_clusters > n:
             raise ValueError(f"n_clusters={n_clusters} exceeds the number of samples {n}; lower n_clusters.")
-        n_iter = check_positive_int(self.n_iter, "n_iter", minimum=1)
-        max_em_iter = check_positive_int(self.max_em_iter, "max_em_iter", minimum=1)
-        km_iter = check_positive_int(self.kmeans_max_iter, "kmeans_max_iter", minimum=1)
-        lam = check_positive_int(self.n_candidates, "n_candidates", minimum=2)
-        n_searches = check_positive_int(self.n_searches, "n_searches", minimum=1)
-        mi_bins = check_positive_int(self.mi_bins, "mi_bins", minimum=2)
-        cache_size = check_positive_int(self.cache_size, "cache_size", minimum=0)
+        n_iter = check_int(self.n_iter, "n_iter", low=1)
+        max_em_iter = check_int(self.max_em_iter, "max_em_iter", low=1)
+        km_iter = check_int(self.kmeans_max_iter, "kmeans_max_iter", low=1)
+        lam = check_int(self.n_candidates, "n_candidates", low=2)
+        n_searches = check_int(self.n_searches, "n_searches", low=1)
+        mi_bins = check_int(self.mi_bins, "mi_bins", low=2)
+        cache_size = check_int(self.cache_size, "cache_size", low=0)
         tol = _check_float(self.tol, "tol", low=0.0)
         reg = _check_float(self.reg_covar, "reg_covar", low=0.0, low_open=False)
         eta = _check_float(self.learning_rate, "learning_rate", low=0.0, high=1.0, high_open=False,
@@ -372,15 +382,6 @@ class FSCPU(SelectorMixin, BaseEstimator):
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with training data first."
             )
         return self.support_
-
-    def save(self, path):
-        """Save the fitted selector to ``<path>.npz`` + ``<path>.json`` (plain data, loadable without pickle)."""
-        return save_estimator(self, path)
-
-    @classmethod
-    def load(cls, path):
-        """Load a selector saved with :meth:`save`."""
-        return load_estimator(path, expected_class=cls)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
+from pujax.persistence import register_estimator
 from pujax.graph.knn import knn_search, neighbor_lists
 from pujax.graph.parametric import parametric_min_cut
 from pujax.progress import progress
@@ -52,6 +53,7 @@ def _closest(fracs, prior):
     return int(np.argmin(np.abs(np.asarray(fracs) - prior)))
 
 
+@register_estimator
 class TwoHNC(PUClassifierMixin, BaseEstimator):
     """2-HNC PU classifier (transductive, with an inductive ``predict`` for unseen points).
 
@@ -111,6 +113,14 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     feature_weights_ : array (H,) of rho (sum = H).
     distance_weights_ : array (H,), the per-feature factors of the squared distance (rho, or rho / H).
     """
+
+    _fitted_schema = {
+        "n_neighbors_": "int", "sigma_": "float", "lambdas_": "f[n_lambdas]", "feature_weights_": "f[n_features_in_]",
+        "distance_weights_": "f[n_features_in_]", "mean_": "f[n_features_in_]", "scale_": "f[n_features_in_]",
+        "X_fit_": "f[n_samples,n_features_in_]", "labeled_": "b[n_samples]", "stage_": "int", "lambda_": "float",
+        "positive_fraction_": "float", "transductive_labels_": "i[n_samples]", "first_sink_index_": "i[n_samples]",
+        "ranking_": "i[*]", "likely_negatives_": "i[*]", "path_fractions_": "f[2,n_lambdas]", "candidates_": "tree",
+    }
 
     def __init__(self, prior="auto", n_neighbors="auto", sigma="auto", feature_weights="puet", lambdas=None,
                  ln_size="paper", k_tolerance=0.02, standardize=True, normalize_distance=True, n_lanes=1,
@@ -212,9 +222,9 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         return rho * (H / total)
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, s):
-        """Fit on PU data: ``X`` (n, H), ``s`` 1 = labeled positive, 0 = unlabeled. Returns self."""
-        X, s, prior = self._validate_fit(X, s)
+    def fit(self, X, y):
+        """Fit on PU data: ``X`` (n, H), ``y`` PU labels (1 = labeled positive, 0 = unlabeled). Returns self."""
+        X, s, _, prior = self._validate_fit(X, y)
         n, H = X.shape
         check_in(self.ln_size, "ln_size", ["paper", "labeled"])
         tol = float(self.k_tolerance)
@@ -370,9 +380,9 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
                 "first_sink": first_sink, "ranking": ranking.astype(np.int64), "ln": ln.astype(np.int64),
                 "path": path}
 
-    def fit_predict(self, X, s):
-        """Fit and return :attr:`transductive_labels_` (one label per row of X; labeled rows are 1)."""
-        return self.fit(X, s).transductive_labels_
+    def fit_predict(self, X, y):
+        """Fit and return the transductive labels (one per row of X, in ``classes_``; labeled rows are positive)."""
+        return self._to_classes(self.fit(X, y).transductive_labels_)
 
     # ------------------------------------------------------------------ inductive prediction
     def _costs(self, X):
@@ -415,7 +425,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Inductive labels of unseen points: the side of the selected partition that changes the objective least
         (§1; x connected to its k nearest training points; ties go to the positive side)."""
-        return (self.decision_function(X) >= 0).astype(np.int32)
+        return self._to_classes(self.decision_function(X) >= 0)
 
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p = (1 + decision_function) / 2`` (a score in [0, 1], not calibrated)."""

@@ -8,9 +8,10 @@ import jax
 import jax.numpy as jnp
 
 from pujax.base import PUClassifierMixin
+from pujax.persistence import register_estimator
 from pujax.neural.train import RISKS, _get_compiled, make_config
 from pujax.progress import progress
-from pujax.validation import as_key, check_in, check_positive_int, check_pu_labels, check_X, check_X_s
+from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
 
 __all__ = ["NNPUClassifier"]
 
@@ -19,6 +20,7 @@ def _to_numpy_tree(tree):
     return jax.tree.map(lambda a: np.asarray(a), tree)
 
 
+@register_estimator
 class NNPUClassifier(PUClassifierMixin, BaseEstimator):
     r"""Neural PU classifier trained with the non-negative (nnPU) or unbiased (uPU) risk (Kiryo et al. 2017).
 
@@ -60,6 +62,8 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
       n_seeds_, n_iter_ (epochs run), prior_, n_features_in_, classes_.
     """
 
+    _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int"}
+
     def __init__(self, model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, prior="auto", n_seeds=1,
                  model_kwargs=None, callback=None, random_state=None, verbose=False):
@@ -94,24 +98,23 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------------ fit
 
-    def fit(self, X, s, eval_set=None):
-        """Fit on features ``X`` and PU labels ``s`` (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} too).
+    @property
+    def _needs_prior(self):
+        return self.risk != "pn"
+
+    def fit(self, X, y, eval_set=None):
+        """Fit on features ``X`` and PU labels ``y`` (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} too).
 
         ``eval_set=(X_test, y_test)`` (true labels) records the per-epoch test error in ``history_``.
         """
         check_in(self.risk, "risk", RISKS)
-        epochs = check_positive_int(self.epochs, "epochs")
-        n_seeds = check_positive_int(self.n_seeds, "n_seeds")
+        epochs = check_int(self.epochs, "epochs")
+        n_seeds = check_int(self.n_seeds, "n_seeds")
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable(epoch, estimator) or None; got {type(self.callback).__name__}.")
+        X, s, _, prior = self._validate_fit(X, y)
         if self.risk == "pn":
-            X, s = check_X_s(X, s, s_name="s")
-            self.n_features_in_ = int(X.shape[1])
-            self.classes_ = np.array([0, 1])
-            self.prior_ = float(np.mean(s))
-            prior = self.prior_
-        else:
-            X, s, prior = self._validate_fit(X, s)
+            self.prior_ = prior = float(np.mean(s))
         cfg = self._config(int(X.shape[1]))
         X_eval = y_eval = None
         if eval_set is not None:
@@ -164,8 +167,8 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         return self.seed_decision_function(X).mean(axis=0)
 
     def predict(self, X):
-        """Class labels in {0, 1}: 1 iff the mean score is > 0 (sign of g, as Kiryo et al.)."""
-        return (self.decision_function(X) > 0).astype(np.int64)
+        """``classes_[1]`` iff the mean score is > 0 (sign of g, as Kiryo et al.)."""
+        return self._to_classes(self.decision_function(X) > 0)
 
     def predict_proba(self, X):
         """``[1 - sigmoid(g), sigmoid(g)]`` of the mean score g: monotone in g, not a calibrated probability."""

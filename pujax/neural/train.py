@@ -39,7 +39,7 @@ import optax
 
 from pujax.neural.models import accepts_train, make_model, scores_of
 from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
-from pujax.validation import as_key, check_in, check_positive_int, check_prior, check_X, check_pu_labels
+from pujax.validation import as_key, check_in, check_int, check_prior, check_X, check_pu_labels
 
 __all__ = [
     "TrainConfig",
@@ -110,8 +110,8 @@ def make_config(model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, b
     if learning_rate <= 0:
         raise ValueError(f"learning_rate={learning_rate!r} must be > 0.")
     weight_decay = _check_float(weight_decay, "weight_decay", low=0.0)
-    batch_size = check_positive_int(batch_size, "batch_size")
-    eval_chunk = check_positive_int(eval_chunk, "eval_chunk")
+    batch_size = check_int(batch_size, "batch_size")
+    eval_chunk = check_int(eval_chunk, "eval_chunk")
     if model_kwargs is not None and not isinstance(model_kwargs, dict):
         raise TypeError(f"model_kwargs must be a dict or None; got {type(model_kwargs).__name__}.")
     module = make_model(model, n_features=n_features, **dict(model_kwargs or {}))
@@ -342,7 +342,7 @@ def train(key, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.
       ``(variables, history)``: ``variables = {"params": ..., "batch_stats": ...}`` (nested dicts of arrays) and the
       per-epoch ``history`` of :func:`run_epochs`.
     """
-    epochs = check_positive_int(epochs, "epochs")
+    epochs = check_int(epochs, "epochs")
     X, s, prior, X_eval, y_eval = _prepare(X, s, prior, risk, X_eval, y_eval)
     cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
                                       learning_rate=learning_rate, weight_decay=weight_decay,
@@ -360,11 +360,11 @@ def fit_many(keys, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", bet
     of length N; ``fit_many(keys, ...)`` equals ``[train(k, ...) for k in keys]`` stacked (up to float rounding).
     """
     if isinstance(keys, (int, np.integer)) and not isinstance(keys, bool):
-        keys = jax.random.split(jax.random.PRNGKey(0), check_positive_int(int(keys), "keys"))
+        keys = jax.random.split(jax.random.PRNGKey(0), check_int(int(keys), "keys"))
     keys = jnp.asarray(keys)
     if keys.ndim != 2 and not jax.dtypes.issubdtype(keys.dtype, jax.dtypes.prng_key):
         raise ValueError(f"keys must be a batch of PRNG keys (e.g. jax.random.split(key, n)); got shape {keys.shape}.")
-    epochs = check_positive_int(epochs, "epochs")
+    epochs = check_int(epochs, "epochs")
     X, s, prior, X_eval, y_eval = _prepare(X, s, prior, risk, X_eval, y_eval)
     cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
                                       learning_rate=learning_rate, weight_decay=weight_decay,

@@ -28,10 +28,11 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from pujax.base import PUClassifierMixin
+from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.svm.kernels import KERNELS, kernel_matrix, resolve_gamma
 from pujax.svm.solver import coef_matrix, solve_svm_batch
-from pujax.validation import as_key, check_in, check_positive_int
+from pujax.validation import as_key, check_in, check_int
 
 __all__ = ["CWSVMClassifier", "BaggingSVMClassifier", "RESVMClassifier", "ensemble_decision", "vote_fraction"]
 
@@ -126,7 +127,7 @@ def _resolve_size(value, n_set: int, name: str) -> int:
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be None, an int >= 1 or a float in (0, 1]; got {value!r}.")
     if isinstance(value, numbers.Integral):
-        return check_positive_int(value, name)
+        return check_int(value, name)
     if isinstance(value, numbers.Real):
         v = float(value)
         if not (np.isfinite(v) and 0.0 < v <= 1.0):
@@ -206,17 +207,22 @@ def solve_problems(X_rows, idx, y, C, kernel, gamma, coef0, degree, tol, max_ite
 class _BaseSVM(PUClassifierMixin, BaseEstimator):
     """Shared fit / predict machinery: subclasses define the base-model problems (``_problems``)."""
 
-    _has_prior = False
+    _needs_prior = False
+    _fitted_schema = {
+        "C_pos_": "float", "C_unl_": "float", "n_pos_": "int?", "n_unl_": "int?", "support_": "i[n_sv]",
+        "support_vectors_": "f[n_sv,n_features_in_]", "dual_coef_": "f[n_models,n_sv]", "intercept_": "f[n_models]",
+        "n_support_": "i[n_models]", "n_iter_": "i[n_models]", "kkt_gap_": "f[n_models]", "gamma_": "float",
+    }
     _ensemble = True
 
     # -- parameters ---------------------------------------------------------------------------------------------
     def _check_common(self):
         check_in(self.kernel, "kernel", KERNELS)
-        check_positive_int(self.degree, "degree")
+        check_int(self.degree, "degree")
         if isinstance(self.coef0, (bool, np.bool_)) or not isinstance(self.coef0, numbers.Real):
             raise TypeError(f"coef0 must be a float; got {self.coef0!r}.")
         _check_positive_float(self.tol, "tol")
-        check_positive_int(self.max_iter, "max_iter")
+        check_int(self.max_iter, "max_iter")
 
     def _sizes(self, n_P: int, n_U: int):
         """(n_pos slots, n_unl slots) used by one base model for sets of sizes n_P, n_U."""
@@ -230,9 +236,9 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
         return resolve_gamma(self.gamma, X) if self.kernel != "linear" else 1.0
 
     # -- fit ------------------------------------------------------------------------------------------------------
-    def fit(self, X, s):
-        """Fit all base models on PU data ``X`` with labels ``s`` (1 = labeled positive, 0 = unlabeled)."""
-        X, s, _ = self._validate_fit(X, s)
+    def fit(self, X, y):
+        """Fit all base models on PU data ``X`` with PU labels ``y`` (1 = labeled positive, 0 = unlabeled)."""
+        X, s, _, _ = self._validate_fit(X, y)
         self._check_common()
         self._check_params()
         gamma = self._gamma(X)
@@ -284,7 +290,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Majority vote: 1 where more than half of the base models vote positive (eq. 6 with T = 0.5)."""
         v = _vote_np(self.base_decision_function(X))
-        return (v > 0.5).astype(np.int64)
+        return self._to_classes(v > 0.5)
 
     @staticmethod
     def _predict_from_psi(psi):
@@ -314,6 +320,7 @@ def _assemble(P_idx, U_idx, C_P, C_U, slot_pos, slot_unl):
     return idx, y, C
 
 
+@register_estimator
 class CWSVMClassifier(_BaseSVM):
     """Class-weighted SVM for PU learning (Liu et al. 2003; Claesen et al. 2015 §2.1, eq. 1).
 
@@ -355,8 +362,8 @@ class CWSVMClassifier(_BaseSVM):
         return self.base_decision_function(X)[:, 0]
 
     def predict(self, X):
-        """1 where psi(x) > 0."""
-        return (self.decision_function(X) > 0).astype(np.int64)
+        """``classes_[1]`` where psi(x) > 0."""
+        return self._to_classes(self.decision_function(X) > 0)
 
     def predict_proba(self, X):
         """Columns (1 - sigma(psi), sigma(psi)) with sigma the logistic function (monotone, uncalibrated)."""
@@ -368,6 +375,7 @@ class CWSVMClassifier(_BaseSVM):
         return (np.asarray(psi)[:, 0] > 0).astype(np.int64)
 
 
+@register_estimator
 class BaggingSVMClassifier(_BaseSVM):
     """Bagging SVM of Mordelet & Vert (Claesen et al. 2015 §2.2, eq. 2).
 
@@ -392,7 +400,7 @@ class BaggingSVMClassifier(_BaseSVM):
         self.verbose = verbose
 
     def _check_params(self):
-        check_positive_int(self.n_models, "n_models")
+        check_int(self.n_models, "n_models")
         _check_positive_float(self.C, "C")
         _resolve_size(self.n_unl, 1, "n_unl")
 
@@ -412,6 +420,7 @@ class BaggingSVMClassifier(_BaseSVM):
         return _assemble(P_idx, U_idx, self.C_pos_, self.C_unl_, slot_pos, slot_unl)
 
 
+@register_estimator
 class RESVMClassifier(_BaseSVM):
     """Robust ensemble of SVMs (Claesen et al. 2015, Algorithm 1, eqs. 3-6).
 
@@ -439,7 +448,7 @@ class RESVMClassifier(_BaseSVM):
         self.verbose = verbose
 
     def _check_params(self):
-        check_positive_int(self.n_models, "n_models")
+        check_int(self.n_models, "n_models")
         _check_positive_float(self.C, "C")
         _check_positive_float(self.w_pos, "w_pos")
         _resolve_size(self.n_pos, 1, "n_pos")

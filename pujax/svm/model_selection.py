@@ -17,7 +17,7 @@ from sklearn.model_selection import ParameterGrid, StratifiedKFold
 from pujax.metrics import pu_score
 from pujax.progress import progress
 from pujax.svm.estimators import _BaseSVM, _bucket, base_decision_values, solve_problems
-from pujax.validation import as_key, check_positive_int, check_X_s
+from pujax.validation import as_key, check_int, check_X_s
 
 __all__ = ["PUGridSearchResult", "pu_grid_search"]
 
@@ -56,7 +56,7 @@ def pu_grid_search(estimator, param_grid, X, s, cv=10, random_state=None, refit=
         raise TypeError("estimator must be a pujax.svm CWSVMClassifier, BaggingSVMClassifier or RESVMClassifier; "
                         "for other estimators use sklearn GridSearchCV with scoring=pujax.metrics.pu_scorer.")
     X, s = check_X_s(X, s)
-    cv = check_positive_int(cv, "cv", minimum=2)
+    cv = check_int(cv, "cv", low=2)
     if int(s.sum()) < cv or int((s == 0).sum()) < cv:
         raise ValueError(f"cv={cv} folds need at least {cv} labeled and {cv} unlabeled rows.")
     grid = list(ParameterGrid(param_grid))

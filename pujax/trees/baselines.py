@@ -13,9 +13,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from pujax.base import PUClassifierMixin
+from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.trees.forest import _BasePUForest
-from pujax.validation import as_key, check_positive_int
+from pujax.validation import as_key, check_int
 
 __all__ = ["NaivePUET", "SupervisedET", "PUBaggingClassifier", "PUBaggingET"]
 
@@ -23,7 +24,6 @@ __all__ = ["NaivePUET", "SupervisedET", "PUBaggingClassifier", "PUBaggingET"]
 class _PNExtraTrees(_BasePUForest):
     _splitter = "random"
     _fixed_risk = "pn"
-    _has_prior = False
 
     def __init__(self, n_estimators=100, *, loss="quadratic", max_features="sqrt", max_candidates=1, max_depth=None,
                  min_samples_split=2, bootstrap=False, n_bins=256, random_state=None, n_jobs=-1, verbose=False):
@@ -40,6 +40,7 @@ class _PNExtraTrees(_BasePUForest):
         self.verbose = verbose
 
 
+@register_estimator
 class NaivePUET(_PNExtraTrees):
     """Extra Trees on PU data with unlabeled rows treated as negatives (paper §5 "NaivePUET"): ``fit(X, s)``.
 
@@ -47,10 +48,12 @@ class NaivePUET(_PNExtraTrees):
     """
 
 
+@register_estimator
 class SupervisedET(_PNExtraTrees):
     """Supervised Extra Trees on true labels (paper §5 "SupervisedET", the PN oracle): ``fit(X, y)``."""
 
 
+@register_estimator
 class PUBaggingClassifier(PUClassifierMixin, BaseEstimator):
     """Bagging PU classifier of Mordelet & Vert (2014), as the PU ET paper's "PUBagging" baseline.
 
@@ -63,7 +66,8 @@ class PUBaggingClassifier(PUClassifierMixin, BaseEstimator):
     every training row with ``s = 0``, NaN where a row was never out of bag).
     """
 
-    _has_prior = False
+    _needs_prior = False
+    _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*]"}
 
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=None, random_state=None, verbose=False):
         self.estimator = estimator
@@ -75,15 +79,15 @@ class PUBaggingClassifier(PUClassifierMixin, BaseEstimator):
     def _default_estimator(self):
         return SupervisedET(n_estimators=100)
 
-    def fit(self, X, s):
-        """Fit ``n_estimators`` base models, each on P against a bootstrap sample of U."""
+    def fit(self, X, y):
+        """Fit ``n_estimators`` base models, each on P against a bootstrap sample of U (``y``: PU labels)."""
         import jax
 
-        X, s, _ = self._validate_fit(X, s)
-        n_bags = check_positive_int(self.n_estimators, "n_estimators")
+        X, s, _, _ = self._validate_fit(X, y)
+        n_bags = check_int(self.n_estimators, "n_estimators")
         pos = np.flatnonzero(s == 1)
         unl = np.flatnonzero(s == 0)
-        k = len(unl) if self.max_samples is None else check_positive_int(self.max_samples, "max_samples")
+        k = len(unl) if self.max_samples is None else check_int(self.max_samples, "max_samples")
         seed = int(np.asarray(jax.random.bits(as_key(self.random_state), (), dtype=np.uint32)))
         rng = np.random.default_rng(seed)
         base = self._default_estimator() if self.estimator is None else self.estimator
@@ -121,10 +125,11 @@ class PUBaggingClassifier(PUClassifierMixin, BaseEstimator):
         return self.predict_proba(X)[:, 1] - 0.5
 
     def predict(self, X):
-        """1 iff the mean base-model probability exceeds 1/2."""
-        return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
+        """``classes_[1]`` iff the mean base-model probability exceeds 1/2."""
+        return self._to_classes(self.predict_proba(X)[:, 1] > 0.5)
 
 
+@register_estimator
 class PUBaggingET(PUBaggingClassifier):
     """:class:`PUBaggingClassifier` with supervised Extra Trees as base models (paper §5 "PUBaggingET").
 
@@ -143,4 +148,4 @@ class PUBaggingET(PUBaggingClassifier):
         return None
 
     def _default_estimator(self):
-        return SupervisedET(n_estimators=check_positive_int(self.n_trees, "n_trees"))
+        return SupervisedET(n_estimators=check_int(self.n_trees, "n_trees"))

@@ -20,12 +20,13 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
+from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.risk import NODE_RISK_LOSSES
 from pujax.trees.binning import MAX_BINS, fit_bins
 from pujax.trees.builder import grow_forest
 from pujax.trees.predict import forest_apply, forest_mean_value, prepare_traversal
-from pujax.validation import as_key, check_in, check_positive_int, check_X_s
+from pujax.validation import as_key, check_in, check_int
 
 __all__ = [
     "PUDecisionTreeClassifier",
@@ -78,19 +79,26 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
 
     _splitter = "random"
     _fixed_risk = None
+    _fitted_schema = {
+        "forest_": "tree", "n_estimators_": "int", "max_features_": "int", "weights_": "dict",
+        "tree_n_leaves_": "i[n_estimators_]", "tree_depths_": "i[n_estimators_]",
+        "tree_risk_reduction_importances_": "f[n_estimators_,n_features_in_]",
+        "risk_reduction_importances_": "f[n_features_in_]",
+        "normalized_risk_reduction_importances_": "f[n_features_in_]", "feature_importances_": "f[n_features_in_]",
+    }
 
     # ------------------------------------------------------------------ parameters
     def _risk_value(self):
         return self._fixed_risk if self._fixed_risk is not None else self.risk
 
-    def _check_params(self, d: int) -> dict:
+    def _config(self, d: int) -> dict:
         risk = check_in(self._risk_value(), "risk", RISKS)
         loss = check_in(self.loss, "loss", NODE_RISK_LOSSES)
-        n_estimators = check_positive_int(getattr(self, "n_estimators", 1), "n_estimators")
-        max_candidates = check_positive_int(getattr(self, "max_candidates", 1), "max_candidates")
-        max_depth = check_positive_int(self.max_depth, "max_depth", allow_none=True)
-        min_samples_split = check_positive_int(self.min_samples_split, "min_samples_split", minimum=2)
-        n_bins = check_positive_int(self.n_bins, "n_bins", minimum=2)
+        n_estimators = check_int(getattr(self, "n_estimators", 1), "n_estimators")
+        max_candidates = check_int(getattr(self, "max_candidates", 1), "max_candidates")
+        max_depth = check_int(self.max_depth, "max_depth", allow_none=True)
+        min_samples_split = check_int(self.min_samples_split, "min_samples_split", low=2)
+        n_bins = check_int(self.n_bins, "n_bins", low=2)
         if n_bins > MAX_BINS:
             raise ValueError(f"n_bins={n_bins} must be <= {MAX_BINS} (codes are uint8).")
         splitter = getattr(self, "splitter", self._splitter)
@@ -104,21 +112,22 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         )
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, s):
-        """Grow the trees on ``X`` with PU labels ``s`` (1 = labeled positive, 0 = unlabeled).
+    @property
+    def _needs_prior(self):
+        return self._risk_value() != "pn"
 
-        With ``risk="pn"`` ``s`` holds the true labels (1 = positive, 0 = negative): the supervised tree/forest.
+    def fit(self, X, y):
+        """Grow the trees on ``X`` with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).
+
+        With ``risk="pn"`` ``y`` holds the true labels (1 = positive, 0 = negative): the supervised tree/forest.
         """
         import jax
 
-        X_arr, s_arr = check_X_s(X, s)
-        cfg = self._check_params(X_arr.shape[1])
+        check_in(self._risk_value(), "risk", RISKS)
+        X_arr, s_arr, _, _ = self._validate_fit(X, y)
+        cfg = self._config(X_arr.shape[1])
         if cfg["risk"] == "pn":
-            self.n_features_in_ = int(X_arr.shape[1])
-            self.classes_ = np.array([0, 1])
             self.prior_ = float(s_arr.mean())
-        else:
-            X_arr, s_arr, _ = self._validate_fit(X_arr, s_arr)
         n, d = X_arr.shape
         n1 = int(s_arr.sum())
         n0 = n - n1
@@ -202,8 +211,8 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         return self.predict_proba(X)[:, 1] - 0.5
 
     def predict(self, X):
-        """Class labels in {0, 1}: 1 iff the mean leaf probability exceeds 1/2."""
-        return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
+        """Predicted classes: ``classes_[1]`` iff the mean leaf probability exceeds 1/2."""
+        return self._to_classes(self.predict_proba(X)[:, 1] > 0.5)
 
     def apply(self, X):
         """Index of the leaf reached in each tree (node index within its tree), shape (n_samples, n_trees)."""
@@ -222,6 +231,7 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         return self.tree_depths_.copy()
 
 
+@register_estimator
 class PUExtraTreesClassifier(_BasePUForest):
     r"""PU Extra Trees (Wilton et al. 2022, §4 and Appendix H): a forest of PU decision trees with random splits.
 
@@ -284,6 +294,7 @@ class PUExtraTreesClassifier(_BasePUForest):
         self.verbose = verbose
 
 
+@register_estimator
 class PURandomForestClassifier(_BasePUForest):
     r"""PU random forest (Wilton et al. 2022, §4): bootstrap of P and U, best split over every bin boundary of
     ``max_features`` sampled features per node, PU risk-reduction criterion (eq. (8)).
@@ -311,6 +322,7 @@ class PURandomForestClassifier(_BasePUForest):
         self.verbose = verbose
 
 
+@register_estimator
 class PUDecisionTreeClassifier(_BasePUForest):
     r"""A single PU decision tree by recursive greedy risk minimisation (Wilton et al. 2022, §3.2, Algorithm 1).
 

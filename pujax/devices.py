@@ -1,0 +1,108 @@
+"""Where pujax runs: one ``devices`` argument for every estimator and functional core.
+
+``devices`` is
+
+* ``None``: every device of JAX's default backend -- all local devices, or every device of every process once
+  :func:`jax.distributed.initialize` has run (:func:`jax.devices`);
+* an ``int`` ``n``: the first ``n`` of those devices;
+* a sequence of :class:`jax.Device`;
+* a :class:`jax.sharding.Mesh`: its devices, flattened in mesh order.
+
+Work is split over the devices with :mod:`jax.sharding` (a 1-D :class:`~jax.sharding.Mesh` over the axis
+:data:`AXIS`, ``NamedSharding`` and ``shard_map``), never with process pools. JAX shows a CPU as one device; to use
+its cores as devices call ``jax.config.update("jax_num_cpu_devices", os.cpu_count())`` before the first JAX
+computation.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+__all__ = ["AXIS", "resolve_devices", "device_mesh", "shard_rows", "replicate", "padded_size",
+           "resolve_n_jobs_alias"]
+
+AXIS = "devices"
+"""Name of the one mesh axis pujax splits work over."""
+
+
+def resolve_devices(devices=None) -> tuple:
+    """Turn a ``devices`` argument into a tuple of :class:`jax.Device` (see the module docstring)."""
+    if devices is None:
+        return tuple(jax.devices())
+    if isinstance(devices, Mesh):
+        return tuple(np.asarray(devices.devices).reshape(-1).tolist())
+    if isinstance(devices, (bool, np.bool_)):
+        raise TypeError("devices must be None, an int, a sequence of jax.Device or a jax.sharding.Mesh; got a bool.")
+    if isinstance(devices, (int, np.integer)):
+        available = jax.devices()
+        n = int(devices)
+        if n < 1:
+            raise ValueError(f"devices={n} must be >= 1 (or None for every device).")
+        if n > len(available):
+            raise ValueError(
+                f"devices={n} but only {len(available)} {available[0].platform} device(s) are available. On a CPU "
+                f'call jax.config.update("jax_num_cpu_devices", {n}) before the first JAX computation.'
+            )
+        return tuple(available[:n])
+    if isinstance(devices, Sequence) and not isinstance(devices, str):
+        devs = tuple(devices)
+        if not devs or not all(isinstance(d, jax.Device) for d in devs):
+            raise TypeError("devices as a sequence must hold at least one jax.Device.")
+        if len({d.platform for d in devs}) > 1:
+            raise ValueError(f"devices mixes platforms {sorted({d.platform for d in devs})}; use one platform.")
+        return devs
+    raise TypeError(
+        f"devices of type {type(devices).__name__} is not supported; pass None, an int, a sequence of "
+        f"jax.Device or a jax.sharding.Mesh."
+    )
+
+
+def device_mesh(devices=None) -> Mesh:
+    """A 1-D :class:`~jax.sharding.Mesh` with axis :data:`AXIS` over the resolved ``devices``."""
+    return Mesh(np.asarray(resolve_devices(devices), dtype=object), (AXIS,))
+
+
+def padded_size(n: int, n_devices: int) -> int:
+    """``n`` rounded up to a multiple of ``n_devices`` (shards must have equal sizes)."""
+    return -(-int(n) // n_devices) * n_devices
+
+
+def shard_rows(mesh: Mesh, *arrays):
+    """Place arrays on ``mesh`` split along their first axis (which must be a multiple of the mesh size)."""
+    sharding = NamedSharding(mesh, PartitionSpec(AXIS))
+    out = tuple(jax.device_put(a, sharding) for a in arrays)
+    return out[0] if len(out) == 1 else out
+
+
+def replicate(mesh: Mesh, *arrays):
+    """Place arrays on every device of ``mesh`` (replicated)."""
+    sharding = NamedSharding(mesh, PartitionSpec())
+    out = tuple(jax.device_put(a, sharding) for a in arrays)
+    return out[0] if len(out) == 1 else out
+
+
+def resolve_n_jobs_alias(estimator, devices, n_jobs):
+    """Map the deprecated device meaning of ``n_jobs`` onto ``devices`` with a ``FutureWarning``.
+
+    ``n_jobs`` (-1 = every device, a positive int = that many devices) was pujax's name for devices; it keeps
+    working for one release. Returns the ``devices`` value to use.
+    """
+    if n_jobs is None or (isinstance(n_jobs, str) and n_jobs == "deprecated"):
+        return devices
+    warnings.warn(
+        f"{type(estimator).__name__}(n_jobs=...) is deprecated and will be removed in the next release; pass "
+        f"devices=... instead (None = every device, an int, a list of jax.Device or a Mesh).",
+        FutureWarning, stacklevel=3,
+    )
+    if devices is not None:
+        return devices
+    n_jobs = int(n_jobs)
+    if n_jobs == -1:
+        return None
+    if n_jobs < 1:
+        raise ValueError(f"n_jobs={n_jobs} is not valid; use -1 (every device) or a positive int.")
+    return min(n_jobs, len(jax.devices()))
