@@ -107,8 +107,9 @@ def encode_pu_labels(s, name: str = "s") -> tuple[np.ndarray, np.ndarray]:
     classes, s01 = np.unique(s, return_inverse=True)
     if len(classes) > 2:
         raise ValueError(
-            f"{name} has {len(classes)} classes {classes[:6].tolist()}; PU labels must be binary: exactly two "
-            f"values (labeled positive, unlabeled). For a multi-class y pass s = (y == positive_class)."
+            f"Only binary classification is supported. The type of the target is multiclass: {name} has "
+            f"{len(classes)} classes {classes[:6].tolist()}, but PU labels must be binary, two values (labeled "
+            f"positive, unlabeled). For a multi-class y pass s = (y == positive_class)."
         )
     if len(classes) < 2:
         value = classes[0].item()

@@ -384,6 +384,9 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         return self.support_
 
     def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags
+
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.classifier_tags = ClassifierTags(multi_class=False)  # the target is binary PU labels
         return tags
