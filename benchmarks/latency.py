@@ -1,0 +1,122 @@
+"""First-fit latency of every estimator: compilation included, warm refit, refit on a new row count.
+
+Each estimator runs in a fresh Python process (nothing compiled yet; JAX's backend initialised before the clock
+starts) on the breast-cancer PU set of ``python -m pujax``: the demo's 80 % training split (455 rows x 30) as U plus
+50 labeled positives (case-control), 505 rows. Per estimator it records the first fit, a warm refit on the same rows,
+a refit on the first 450 rows (another row count), the number of XLA compilations of each (``count_compilations``)
+and the first ``predict`` on 114 test rows. The persistent compilation cache is off unless ``--cache DIR`` is given
+(then a second run of the benchmark shows what a restarted runtime pays).
+
+    python -m benchmarks.latency [--estimators NAME ...] [--cache DIR] [--out latency.md]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+
+from benchmarks._common import RESULTS, header
+
+# estimator name -> constructor arguments (the true prior is passed where the method takes one; "auto" rows
+# measure the prior estimation too)
+ESTIMATORS = {
+    "PUExtraTreesClassifier": {"prior": "true"},
+    "PUExtraTreesClassifier(prior='auto')": {"prior": "auto"},
+    "AdaPUClassifier": {"prior": "true"},
+    "RESVMClassifier": {},
+    "NNPUClassifier": {"prior": "true"},
+    "TwoHNC": {"prior": "true"},
+}
+
+# targets of the latency issue (seconds): first fit
+TARGETS = {"PUExtraTreesClassifier": 1.0, "AdaPUClassifier": 1.0, "RESVMClassifier": 1.0, "NNPUClassifier": 1.5,
+           "TwoHNC": 2.0}
+
+CHILD = r"""
+import json, sys, time
+spec = json.loads(sys.argv[1])
+if spec.get("cache"):
+    from pujax.compilation import enable_compilation_cache
+    enable_compilation_cache(spec["cache"])
+import jax, numpy as np
+jax.devices()
+from sklearn.model_selection import train_test_split
+import pujax
+from pujax.compilation import count_compilations
+from pujax.data import make_case_control
+from pujax.datasets import load
+X, y = load("breast_cancer")
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
+X_pu, s, prior = make_case_control(0, X_tr, y_tr, 50)
+X_pu, s = np.asarray(X_pu), np.asarray(s)
+name = spec["name"].split("(")[0]
+kwargs = dict(spec["kwargs"])
+if kwargs.get("prior") == "true":
+    kwargs["prior"] = float(prior)
+est = getattr(pujax, name)(random_state=0, **kwargs)
+out = {}
+def timed(label, fn):
+    with count_compilations() as c:
+        t0 = time.perf_counter()
+        fn()
+        out[label] = time.perf_counter() - t0
+    out[label + "_compilations"] = c.count
+timed("first_fit", lambda: est.fit(X_pu, s))
+timed("first_predict", lambda: est.predict(X_te))
+timed("warm_refit", lambda: est.fit(X_pu, s))
+keep = np.r_[np.flatnonzero(s == 1)[:45], np.flatnonzero(s == 0)[:405]]
+timed("refit_450", lambda: est.fit(X_pu[keep], s[keep]))
+out["accuracy"] = float(np.mean(est.predict(X_te) == y_te))
+print("RESULT " + json.dumps(out))
+"""
+
+
+def run_one(name: str, kwargs: dict, cache: str | None) -> dict:
+    spec = json.dumps({"name": name, "kwargs": kwargs, "cache": cache})
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if proc.returncode != 0 or not line:
+        return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:200], "process": wall}
+    res = json.loads(line[-1][7:])
+    res["process"] = wall
+    return res
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--estimators", nargs="*", default=list(ESTIMATORS))
+    parser.add_argument("--cache", default=None, help="persistent compilation cache directory (default: off)")
+    parser.add_argument("--out", default="latency.md")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.estimators:
+        res = run_one(name, ESTIMATORS.get(name, {}), args.cache)
+        rows.append((name, res))
+        print(name, json.dumps(res), flush=True)
+    lines = [header("First-fit latency (breast-cancer PU set, 505 x 30, fresh process per estimator)"),
+             f"- persistent compilation cache: {args.cache or 'off'}\n",
+             "| estimator | first fit s (programs) | target | warm refit s | refit 450 rows s (programs) | "
+             "450-row target (2 x warm + 0.1) | first predict s | test accuracy |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, r in rows:
+        if "error" in r:
+            lines.append(f"| {name} | error: {r['error']} | | | | | | |")
+            continue
+        target = TARGETS.get(name)
+        lines.append(
+            f"| {name} | {r['first_fit']:.2f} ({r['first_fit_compilations']}) | "
+            f"{'' if target is None else f'<= {target:.1f}'} | {r['warm_refit']:.3f} | "
+            f"{r['refit_450']:.3f} ({r['refit_450_compilations']}) | {2 * r['warm_refit'] + 0.1:.3f} | "
+            f"{r['first_predict']:.3f} | {100 * r['accuracy']:.1f} % |")
+    text = "\n".join(lines) + "\n"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / args.out).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
