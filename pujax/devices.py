@@ -22,7 +22,7 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-__all__ = ["AXIS", "resolve_devices", "device_mesh", "shard_rows", "replicate", "padded_size",
+__all__ = ["AXIS", "resolve_devices", "device_mesh", "shard_rows", "replicate", "to_host", "padded_size",
            "resolve_n_jobs_alias"]
 
 AXIS = "devices"
@@ -71,18 +71,39 @@ def padded_size(n: int, n_devices: int) -> int:
     return -(-int(n) // n_devices) * n_devices
 
 
+def _place(sharding, a):
+    a = np.asarray(a)
+    return jax.make_array_from_callback(a.shape, sharding, lambda index: a[index])
+
+
 def shard_rows(mesh: Mesh, *arrays):
-    """Place arrays on ``mesh`` split along their first axis (which must be a multiple of the mesh size)."""
+    """Place host arrays on ``mesh`` split along their first axis (a multiple of the mesh size).
+
+    Each process supplies the shards of its own devices from its copy of the full array, so this also builds the
+    global arrays of a multi-process mesh (every process passes the same data).
+    """
     sharding = NamedSharding(mesh, PartitionSpec(AXIS))
-    out = tuple(jax.device_put(a, sharding) for a in arrays)
+    out = tuple(_place(sharding, a) for a in arrays)
     return out[0] if len(out) == 1 else out
 
 
 def replicate(mesh: Mesh, *arrays):
-    """Place arrays on every device of ``mesh`` (replicated)."""
+    """Place host arrays on every device of ``mesh`` (replicated; multi-process meshes included)."""
     sharding = NamedSharding(mesh, PartitionSpec())
-    out = tuple(jax.device_put(a, sharding) for a in arrays)
+    out = tuple(_place(sharding, a) for a in arrays)
     return out[0] if len(out) == 1 else out
+
+
+def to_host(array) -> np.ndarray:
+    """A device array as a numpy array on this host: a replicated array from a local copy, a sharded array of a
+    multi-process mesh gathered from every process (a collective: every process must call it)."""
+    if not isinstance(array, jax.Array) or array.is_fully_addressable:
+        return np.asarray(array)
+    if array.sharding.is_fully_replicated:
+        return np.asarray(array.addressable_data(0))
+    from jax.experimental import multihost_utils
+
+    return np.asarray(multihost_utils.process_allgather(array, tiled=True))
 
 
 def resolve_n_jobs_alias(estimator, devices, n_jobs):

@@ -1,0 +1,73 @@
+"""Worker of the multi-process tests: ``python -m tests._workers.multiprocess PID N PORT OUT JOB...``.
+
+Starts one of ``N`` local JAX processes (2 CPU devices each, gloo collectives, coordinator on localhost:PORT), runs
+the named jobs with every device of every process, and (process 0) writes the results to ``OUT`` (npz).
+A job is a function of this module named ``job_<name>`` returning a dict of arrays; with ``N = 1`` the same jobs
+run in one process on its local devices, which is the reference.
+"""
+from __future__ import annotations
+
+import sys
+
+
+def _init(pid: int, n: int, port: int, local_devices: int):
+    import jax
+
+    jax.config.update("jax_num_cpu_devices", local_devices)
+    if n > 1:
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+        jax.distributed.initialize(f"127.0.0.1:{port}", num_processes=n, process_id=pid)
+    return jax
+
+
+def _problem(n=400, d=6, seed=0):
+    import numpy as np
+
+    r = np.random.default_rng(seed)
+    y = (r.random(n) < 0.4).astype(int)
+    X = r.normal(size=(n, d)) + 1.5 * y[:, None] * (np.arange(d) < 3)
+    s = ((y == 1) & (r.random(n) < 0.5)).astype(int)
+    return X.astype(np.float32), s, y
+
+
+def job_psum():
+    """A row-sharded sum over every device of every process (the mechanism all methods use)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import shard_map
+    from jax.sharding import PartitionSpec as P
+
+    from pujax.devices import AXIS, device_mesh, padded_size, shard_rows, to_host
+
+    mesh = device_mesh()
+    X, _, _ = _problem()
+    n = padded_size(X.shape[0], mesh.size)
+    Xp = np.zeros((n, X.shape[1]), np.float32)
+    Xp[: X.shape[0]] = X
+    f = jax.jit(shard_map(lambda a: jax.lax.psum(jnp.sum(a, axis=0), AXIS), mesh=mesh, in_specs=P(AXIS),
+                          out_specs=P()))
+    sharded = shard_rows(mesh, Xp)
+    return {"colsum": to_host(f(sharded)), "rows": to_host(sharded), "n_devices": np.array(mesh.size)}
+
+
+def main(argv):
+    pid, n, port, out = int(argv[0]), int(argv[1]), int(argv[2]), argv[3]
+    jobs = argv[4:]
+    _init(pid, n, port, 2 if n > 1 else 4)
+    import numpy as np
+
+    results = {}
+    for name in jobs:
+        for key, value in globals()[f"job_{name}"]().items():
+            results[f"{name}.{key}"] = np.asarray(value)
+    if pid == 0:
+        np.savez(out, **results)
+    import jax
+
+    if n > 1:
+        jax.distributed.shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

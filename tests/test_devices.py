@@ -1,0 +1,86 @@
+"""Where work runs: ``devices`` resolution, sharding helpers, and one run across two local JAX processes
+(``jax.distributed`` with a localhost coordinator) that must equal the one-process result."""
+import os
+import socket
+import subprocess
+import sys
+import warnings
+
+import jax
+import numpy as np
+import pytest
+from jax.sharding import Mesh
+
+from pujax.devices import device_mesh, padded_size, resolve_devices, resolve_n_jobs_alias
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_resolve_devices_forms():
+    devs = jax.devices()
+    assert resolve_devices(None) == tuple(devs)
+    assert resolve_devices(1) == (devs[0],)
+    assert resolve_devices([devs[0]]) == (devs[0],)
+    assert resolve_devices(Mesh(np.array(devs), ("x",))) == tuple(devs)
+    assert device_mesh(1).size == 1
+    with pytest.raises(ValueError, match="jax_num_cpu_devices"):
+        resolve_devices(len(devs) + 1)
+    with pytest.raises(ValueError, match=">= 1"):
+        resolve_devices(0)
+    with pytest.raises(TypeError, match="devices"):
+        resolve_devices("gpu")
+    assert padded_size(10, 4) == 12 and padded_size(12, 4) == 12
+
+
+def test_n_jobs_alias_warns():
+    class Est:
+        pass
+
+    with pytest.warns(FutureWarning, match="devices"):
+        assert resolve_n_jobs_alias(Est(), None, -1) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert resolve_n_jobs_alias(Est(), 2, None) == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def run_processes(jobs, n_processes, tmp_path, timeout=300):
+    """Run ``tests._workers.multiprocess`` jobs in ``n_processes`` local processes; return process 0's results."""
+    out = str(tmp_path / f"out{n_processes}.npz")
+    port = str(_free_port())
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""), JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    cmd = [sys.executable, "-m", "tests._workers.multiprocess"]
+    procs = [subprocess.Popen(cmd + [str(pid), str(n_processes), port, out, *jobs], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for pid in range(n_processes)]
+    errors = []
+    for p in procs:
+        try:
+            _, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            raise
+        if p.returncode != 0:
+            errors.append(err[-2000:])
+    assert not errors, "\n".join(errors)
+    with np.load(out) as z:
+        return {k: z[k] for k in z.files}
+
+
+def test_two_processes_equal_one(tmp_path):
+    """Two processes x 2 CPU devices (4 global devices) give the one-process (4 local devices) result."""
+    jobs = ["psum"]
+    one = run_processes(jobs, 1, tmp_path)
+    two = run_processes(jobs, 2, tmp_path)
+    assert int(two["psum.n_devices"]) == 4 and int(one["psum.n_devices"]) == 4
+    np.testing.assert_array_equal(two["psum.rows"], one["psum.rows"])
+    np.testing.assert_allclose(two["psum.colsum"], one["psum.colsum"], rtol=1e-6)
+    X = one["psum.rows"]
+    np.testing.assert_allclose(one["psum.colsum"], X.sum(axis=0), rtol=1e-5)
