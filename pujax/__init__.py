@@ -24,7 +24,8 @@ import importlib
 __version__ = "0.1.0"
 
 _SUBMODULES = (
-    "risk", "metrics", "data", "datasets", "validation", "base", "persistence", "progress", "prior",
+    "risk", "metrics", "data", "datasets", "validation", "base", "persistence", "progress", "prior", "devices",
+    "compilation",
     "trees", "boosting", "svm", "graph", "neural", "feature_selection",
 )
 
@@ -44,6 +45,7 @@ _ESTIMATORS = {
     "FSCPU": "feature_selection",
     "estimate_prior": "prior",
     "PriorEstimate": "prior",
+    "enable_compilation_cache": "compilation",
     "make_case_control": "data",
     "make_censoring": "data",
     "contaminate": "data",

@@ -118,7 +118,13 @@ def main(argv=None):
                         help="bundled or PUJAX_DATA data sets (default: breast_cancer mushroom)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--methods", nargs="*", default=None, help="substrings of method names to run")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="do not use JAX's persistent compilation cache (pujax.enable_compilation_cache)")
     args = parser.parse_args(argv)
+    if not args.no_cache:
+        from pujax.compilation import enable_compilation_cache
+
+        print(f"compilation cache: {enable_compilation_cache()}")
     import jax
 
     t0 = time.perf_counter()

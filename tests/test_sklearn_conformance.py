@@ -8,38 +8,13 @@ suite stays fast; ``benchmarks/conformance.py`` runs the same checks on the true
 import warnings
 
 import pytest
-from sklearn.base import BaseEstimator
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import pujax
-
-# constructor arguments that only make the checks faster (the method and its validation are unchanged)
-FAST = {
-    "PUExtraTreesClassifier": dict(n_estimators=10),
-    "PURandomForestClassifier": dict(n_estimators=10),
-    "NaivePUET": dict(n_estimators=10),
-    "SupervisedET": dict(n_estimators=10),
-    "PUBaggingET": dict(n_estimators=3, n_trees=10),
-    "AdaPUClassifier": dict(n_estimators=20),
-    "BaggingSVMClassifier": dict(n_models=5),
-    "RESVMClassifier": dict(n_models=5),
-    "NNPUClassifier": dict(epochs=5),
-    "FSCPU": dict(n_iter=100),
-}
-
-
-def public_estimator_classes():
-    """Every estimator class of pujax's public API, in name order."""
-    out = []
-    for name in sorted(pujax._ESTIMATORS):
-        obj = getattr(pujax, name)
-        if isinstance(obj, type) and issubclass(obj, BaseEstimator):
-            out.append(obj)
-    return out
+from _estimators import fast_instance, public_estimator_classes
 
 
 def _instances():
-    return [cls(**FAST.get(cls.__name__, {})) for cls in public_estimator_classes()]
+    return [fast_instance(cls) for cls in public_estimator_classes()]
 
 
 def _expected_failed_checks(estimator):
