@@ -47,7 +47,7 @@ def make_label_noise_setting(key, X, y, setting: str, n_pos: int, n_unl: int, co
     rows in U (pu) or in both P and U (semi-supervised). Returns ``(X_train, s, y_train)`` with the ``n_pos``
     labeled rows first (via :func:`pujax.data.contaminate`).
     """
-    from pujax.data import contaminate
+    from pujax.data.splits import contaminate
 
     check_in(setting, "setting", LABEL_NOISE_SETTINGS)
     c = check_float(contamination, "contamination", 0.0, 1.0, closed="left")
