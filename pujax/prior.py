@@ -707,12 +707,17 @@ def _stratified_folds(groups, s, n_folds, rng):
 _PCA_ABOVE = 256  # the default classifier projects wider data on 50 principal components first
 
 
-def _default_classifier(seed, n_features):
-    """HistGradientBoosting with early stopping; for more than 256 features (images) after a randomized PCA(50)."""
+_EARLY_STOPPING_MIN_CLASS = 20  # early stopping holds out 15 % stratified: each class needs a few rows there
+
+
+def _default_classifier(seed, n_features, min_class_count=_EARLY_STOPPING_MIN_CLASS):
+    """HistGradientBoosting (early stopping when each class of the training fold has at least 20 rows); for more
+    than 256 features (images) after a randomized PCA(50)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
+    early = min_class_count >= _EARLY_STOPPING_MIN_CLASS
     hgb = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, max_leaf_nodes=31, min_samples_leaf=20,
-                                         l2_regularization=1.0, early_stopping=True, validation_fraction=0.15,
+                                         l2_regularization=1.0, early_stopping=early, validation_fraction=0.15,
                                          n_iter_no_change=10, random_state=seed)
     if n_features <= _PCA_ABOVE:
         return hgb
@@ -749,10 +754,11 @@ def _cross_fit_scores(X, s, classifier, n_folds, seed, need_proba, n_jobs=1):
                 f"{int(s.sum())}, n_unlabeled={int((1 - s).sum())}); pass fewer n_folds or more labeled rows."
             )
     scores = np.empty(X.shape[0], dtype=np.float64)
-    base = _default_classifier(seed, X.shape[1]) if classifier is None else classifier
     for f in range(n_folds):
         tr, te = folds != f, folds == f
-        model = clone(base)
+        n_train_labeled = int(s[tr].sum())
+        model = (_default_classifier(seed, X.shape[1], min(n_train_labeled, int(tr.sum()) - n_train_labeled))
+                 if classifier is None else clone(classifier))
         with threadpool_limits(limits=n_jobs):
             model.fit(X[tr], s[tr])
             scores[te] = _score(model, X[te], need_proba)

@@ -417,7 +417,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         "masses_": "f[n_estimators_]",
     }
 
-    def __init__(self, n_estimators=100, learning_rate="auto", prior="auto", n_thresholds=1, threshold_range="paper",
+    def __init__(self, n_estimators=100, *, learning_rate="auto", prior="auto", n_thresholds=1, threshold_range="paper",
                  normalization="total", random_state=None, verbose=False):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate

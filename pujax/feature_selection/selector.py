@@ -188,7 +188,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         "learning_rate_": "float", "clip_": "float",
     }
 
-    def __init__(self, n_features_to_select=None, n_clusters=10, n_iter=3000, variant="fscpu", *,
+    def __init__(self, n_features_to_select=None, *, n_clusters=10, n_iter=3000, variant="fscpu",
                  covariance_type="diag", max_em_iter=100, tol=1e-3, reg_covar=1e-6, kmeans_max_iter=300,
                  n_candidates=2, n_searches=1, learning_rate=None, clip=None, costs=None, scale="minmax",
                  mi_bins=5, skip_duplicates=True, candidate_batching="auto", cache_size=DEFAULT_CACHE_SIZE,

@@ -122,7 +122,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         "ranking_": "i[*]", "likely_negatives_": "i[*]", "path_fractions_": "f[2,n_lambdas]", "candidates_": "tree",
     }
 
-    def __init__(self, prior="auto", n_neighbors="auto", sigma="auto", feature_weights="puet", lambdas=None,
+    def __init__(self, prior="auto", *, n_neighbors="auto", sigma="auto", feature_weights="puet", lambdas=None,
                  ln_size="paper", k_tolerance=0.02, standardize=True, normalize_distance=True, n_lanes=1,
                  weights_max_samples="auto", random_state=None, verbose=False, cut_method="bisect"):
         self.prior = prior

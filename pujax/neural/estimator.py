@@ -64,7 +64,7 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
 
     _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int"}
 
-    def __init__(self, model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
+    def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, prior="auto", n_seeds=1,
                  model_kwargs=None, callback=None, random_state=None, verbose=False):
         self.model = model

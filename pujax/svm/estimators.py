@@ -333,7 +333,7 @@ class CWSVMClassifier(_BaseSVM):
 
     _ensemble = False
 
-    def __init__(self, C_pos=1.0, C_unl=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
+    def __init__(self, C_pos=1.0, *, C_unl=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
                  max_iter=100_000):
         self.C_pos = C_pos
         self.C_unl = C_unl
@@ -385,7 +385,7 @@ class BaggingSVMClassifier(_BaseSVM):
     models by majority vote; ``decision_function`` is the ranking value of eq. 5 (as the paper does for BAG).
     """
 
-    def __init__(self, n_models=50, n_unl=None, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+    def __init__(self, n_models=50, *, n_unl=None, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  tol=1e-3, max_iter=100_000, random_state=None, verbose=False):
         self.n_models = n_models
         self.n_unl = n_unl
@@ -431,7 +431,7 @@ class RESVMClassifier(_BaseSVM):
     vote fraction v(x) of eq. 4. Robust to false positives in P (the paper's semi-supervised setting).
     """
 
-    def __init__(self, n_models=50, n_pos=None, n_unl=None, C=1.0, w_pos=1.0, kernel="rbf", gamma="scale",
+    def __init__(self, n_models=50, *, n_pos=None, n_unl=None, C=1.0, w_pos=1.0, kernel="rbf", gamma="scale",
                  degree=3, coef0=0.0, tol=1e-3, max_iter=100_000, random_state=None, verbose=False):
         self.n_models = n_models
         self.n_pos = n_pos

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import weakref
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -26,6 +27,8 @@ from pujax.risk import NODE_RISK_LOSSES
 from pujax.trees.binning import MAX_BINS, fit_bins
 from pujax.trees.builder import grow_forest
 from pujax.trees.predict import forest_apply, forest_mean_value, prepare_traversal
+
+_TRAVERSALS = weakref.WeakKeyDictionary()  # estimator -> (forest_, traversal arrays)
 from pujax.validation import as_key, check_in, check_int
 
 __all__ = [
@@ -158,7 +161,6 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         self.max_features_ = int(cfg["max_features"])
         self.weights_ = {"w_u": float(wu), "rho": float(rho), "sigma": float(sigma)}
         self._set_summaries(d)
-        self.__dict__.pop("_trav", None)
         return self
 
     def _set_summaries(self, d: int):
@@ -189,16 +191,13 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ predict
     def _traversal(self):
-        trav = self.__dict__.get("_trav")
-        if trav is None:
-            trav = prepare_traversal(self.forest_)
-            self.__dict__["_trav"] = trav
-        return trav
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_trav", None)
-        return state
+        """Device arrays for traversal, prepared once per fitted forest (cached outside ``__dict__`` so that
+        predict leaves the estimator unchanged)."""
+        cached = _TRAVERSALS.get(self)
+        if cached is None or cached[0] is not self.forest_:
+            cached = (self.forest_, prepare_traversal(self.forest_))
+            _TRAVERSALS[self] = cached
+        return cached[1]
 
     def predict_proba(self, X):
         """Mean over trees of the leaf probability ``clip(v*, 0, 1)``; columns (P(y=0), P(y=1))."""
