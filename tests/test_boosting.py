@@ -424,3 +424,12 @@ def test_learning_rate_auto_picks_min_pu_risk(toy):
     ref = AdaPUClassifier(n_estimators=8, learning_rate=best, prior=prior, random_state=0).fit(X, s)
     np.testing.assert_allclose(auto.decision_function(X), ref.decision_function(X), rtol=1e-6, atol=1e-6)
     assert auto.n_estimators_ == ref.n_estimators_
+
+
+@pytest.mark.parametrize("learning_rate", [0.5, "auto"])
+def test_integer_weights_equal_repeated_rows_sklearn_check(learning_rate):
+    """scikit-learn's own weight check (zero weight = removed row, weight k = k copies) at a given prior."""
+    from sklearn.utils.estimator_checks import check_sample_weight_equivalence_on_dense_data
+
+    check_sample_weight_equivalence_on_dense_data(
+        "AdaPUClassifier", AdaPUClassifier(n_estimators=20, prior=0.3, learning_rate=learning_rate))

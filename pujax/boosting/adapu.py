@@ -410,6 +410,14 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     feature_importances_ : ndarray (n_features,) -- sum of ``α_t`` per feature, normalised to sum 1.
     """
 
+    _expected_failed_checks = {
+        "check_classifiers_train": "scores training accuracy against the PU labels s: on the check's two blobs "
+        "the estimated prior is about 0.02, so the labeled positives carry 2 % of the PU weight and 20 rounds "
+        "of random-threshold stumps often leave them unlabeled (accuracy 0.5-0.95 by seed)",
+        "check_sample_weight_equivalence_on_dense_data": "prior='auto' cross-fits a classifier to estimate the "
+        "prior, which needs labeled and unlabeled rows in 2 folds; the check's 15-row set has too few (weighted "
+        "fits are exact for a given prior: tests/test_boosting.py)",
+    }
     _fitted_schema = {
         "learning_rate_": "float", "learning_rate_risks_": "f[*]|none", "n_estimators_": "int",
         "features_": "i[n_estimators_]", "thresholds_": "f[n_estimators_]", "directions_": "f[n_estimators_]",
@@ -459,6 +467,8 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         T, lr, k = self._check_params()
         X, s, sw, prior = self._validate_fit(X, y, sample_weight)
         key = as_key(self.random_state)
+        if sw is not None:  # a zero-weight row is a removed row (also for the candidate thresholds)
+            X, s, sw = X[sw > 0], s[sw > 0], sw[sw > 0]
         Xd, sd, wd = _pad_rows(*deduplicate(X, s, sw))
         Xj, sj, wj = jnp.asarray(Xd), jnp.asarray(sd), jnp.asarray(wd)
         static = dict(n_thresholds=k, threshold_range=self.threshold_range)

@@ -63,6 +63,10 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
     """
 
     _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int"}
+    _expected_failed_checks = {
+        "check_methods_sample_order_invariance": "float32 matrix products on XLA:CPU can differ by 1 ulp with the "
+        "row order; the check allows a relative error of 1e-7",
+    }
 
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, prior="auto", n_seeds=1,
