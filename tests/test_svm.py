@@ -154,10 +154,16 @@ def test_resvm_fit_predict(resvm, pu_data):
     np.testing.assert_allclose(psi, Kx @ est.dual_coef_.T + est.intercept_, rtol=1e-3, atol=1e-3)
     v = (10 + np.sign(psi).sum(1)) / 20
     d = np.where(v == 0, psi.sum(1), np.where(v == 1, 1 + psi.sum(1), v))
-    np.testing.assert_allclose(est.decision_function(Xte), d, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(est.decision_function(Xte), d - 0.5, rtol=1e-5, atol=1e-5)
     proba = est.predict_proba(Xte)
     np.testing.assert_allclose(proba.sum(1), 1.0)
-    np.testing.assert_allclose(proba[:, 1], v)
+    mixed = (v > 0) & (v < 1)
+    delta = 1 / 40  # 1 / (4 n_models)
+    np.testing.assert_allclose(proba[mixed, 1], delta + (1 - 2 * delta) * v[mixed], atol=1e-6)
+    assert np.all(proba[v == 0, 1] <= delta) and np.all(proba[v == 1, 1] >= 1 - delta)
+    order = np.argsort(d, kind="stable")  # proba ranks rows like decision_function
+    assert np.all(np.diff(proba[order, 1]) >= -1e-12)
+    np.testing.assert_array_equal(proba[:, 1] > 0.5, est.decision_function(Xte) > 0)
     np.testing.assert_array_equal(est.predict(Xte), (v > 0.5).astype(int))
     assert est.score(Xte, yte) > 0.9
     # each base model solved its CWSVM exactly

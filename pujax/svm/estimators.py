@@ -70,6 +70,23 @@ def _eq5_np(psi):
     return np.where(v <= 0.0, total, np.where(v >= 1.0, 1.0 + total, v))
 
 
+def _proba_from_eq5(e, threshold, n_models):
+    """Strictly increasing map of the eq. 5 value ``e`` into (0, 1) with ``threshold -> 0.5``.
+
+    Non-unanimous votes ``e = v`` in (0, 1) map piecewise linearly onto (delta, 1 - delta) (v itself when the
+    threshold is 0.5); the unanimous tails (``e <= 0``: sum of the base decisions, ``e >= 1``: 1 + that sum) map
+    onto (0, delta] and [1 - delta, 1) with ``delta = 1 / (4 n_models)``, below half a vote step.
+    """
+    e = np.asarray(e, np.float64)
+    delta = 1.0 / (4.0 * n_models)
+    t = float(threshold)
+    lin = np.where(e <= t, 0.5 * e / t, 0.5 + 0.5 * (e - t) / (1.0 - t))
+    mid = delta + (1.0 - 2.0 * delta) * np.clip(lin, 0.0, 1.0)
+    low = delta / (1.0 - np.minimum(e, 0.0))
+    high = 1.0 - delta / (1.0 + np.maximum(e - 1.0, 0.0))
+    return np.where(e <= 0.0, low, np.where(e >= 1.0, high, mid))
+
+
 def _bucket(n: int) -> int:
     """Round a size up so that nearby sizes share one compiled program (padding is masked out)."""
     n = max(int(n), 1)
@@ -279,18 +296,18 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
                                     self.gamma_, self.coef0, self.degree)
 
     def decision_function(self, X):
-        """Ranking value of eq. 5 (vote fraction, extended by the summed base decisions when unanimous)."""
-        return _eq5_np(self.base_decision_function(X))
+        """Ranking value of eq. 5 minus the vote threshold 0.5: ``> 0`` exactly where ``predict`` is positive."""
+        return _eq5_np(self.base_decision_function(X)) - 0.5
 
     def predict_proba(self, X):
-        """Columns (P(y=0), P(y=1)) with P(y=1) = the fraction of positive votes v(x) of eq. 4."""
-        v = _vote_np(self.base_decision_function(X))
-        return np.stack([1.0 - v, v], axis=1)
+        """Columns (P(y=0), P(y=1)); P(y=1) is a strictly increasing function of ``decision_function`` that is
+        close to the vote fraction v(x) of eq. 4 and crosses 0.5 where ``decision_function`` crosses 0."""
+        p = _proba_from_eq5(_eq5_np(self.base_decision_function(X)), 0.5, self.dual_coef_.shape[0])
+        return np.stack([1.0 - p, p], axis=1)
 
     def predict(self, X):
-        """Majority vote: 1 where more than half of the base models vote positive (eq. 6 with T = 0.5)."""
-        v = _vote_np(self.base_decision_function(X))
-        return self._to_classes(v > 0.5)
+        """Majority vote: ``classes_[1]`` where more than half of the base models vote positive (eq. 6, T = 0.5)."""
+        return self._to_classes(self.decision_function(X) > 0)
 
     @staticmethod
     def _predict_from_psi(psi):
