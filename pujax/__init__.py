@@ -11,6 +11,7 @@ Estimators (scikit-learn API, ``fit(X, s)`` with ``s`` = 1 for labeled positives
 * graph cuts (Hochbaum & Nitayanont): :class:`TwoHNC` -- ``pujax.graph``;
 * neural uPU / nnPU (Kiryo et al. 2017): :class:`NNPUClassifier` -- ``pujax.neural``;
 * feature selection (Uchikoshi & Akimoto 2025): :class:`FSCPU` -- ``pujax.feature_selection``;
+* around any model (``pujax.meta``): :class:`ElkanNotoClassifier` (Elkan & Noto 2008);
 * class-prior estimation: :func:`estimate_prior` -- ``pujax.prior``.
 
 Building blocks: ``pujax.risk`` (losses, uPU/nnPU risks, closed-form node risks), ``pujax.metrics``,
@@ -26,7 +27,7 @@ __version__ = "0.1.0"
 _SUBMODULES = (
     "risk", "metrics", "data", "datasets", "validation", "base", "persistence", "progress", "prior", "devices",
     "compilation",
-    "trees", "boosting", "svm", "graph", "neural", "feature_selection",
+    "trees", "boosting", "svm", "graph", "neural", "feature_selection", "meta",
 )
 
 _ESTIMATORS = {
@@ -43,6 +44,7 @@ _ESTIMATORS = {
     "TwoHNC": "graph",
     "NNPUClassifier": "neural",
     "FSCPU": "feature_selection",
+    "ElkanNotoClassifier": "meta",
     "estimate_prior": "prior",
     "PriorEstimate": "prior",
     "enable_compilation_cache": "compilation",

@@ -16,8 +16,12 @@ Any failure is a ``ValueError`` that names the file and what is wrong.
 Schema strings: ``int``, ``float``, ``bool``, ``str``, ``none``, ``dict`` (str keys, scalar values), unions with
 ``|``; ``tree`` (nested str-keyed dicts and lists of arrays and scalars, e.g. flax variables); arrays ``K[d1,d2,...]`` with ``K`` in ``f`` (float), ``i`` (signed int), ``u`` (unsigned int), ``b`` (bool),
 ``num`` (any numeric or bool), ``any`` (numeric, bool or str), ``str``, and each ``d`` an int, ``*`` (any size) or
-a name; ``model:Name`` (a registered model), ``estimator`` (a nested pujax estimator), ``list[estimator]``. A trailing
-``?`` makes the attribute optional.
+a name; ``model:Name`` (a registered model), ``estimator`` (a nested registered estimator), ``list[estimator]``. A
+trailing ``?`` makes the attribute optional.
+
+Classes from outside pujax (scikit-learn models wrapped by :mod:`pujax.meta`) are registered with an explicit
+``schema`` and, where a fitted attribute is not plain data (a tree object), a pair of fixed ``encode`` / ``decode``
+functions between the fitted attributes and plain data; ``decode`` receives schema-checked values only.
 """
 from __future__ import annotations
 
@@ -34,11 +38,21 @@ FORMAT = "pujax-estimator/2"
 
 _ESTIMATORS: dict[str, type] = {}
 _MODELS: dict[str, tuple[type, dict]] = {}
+_FOREIGN: dict[type, tuple[dict, object, object]] = {}
 _SCALARS = (type(None), bool, int, float, str)
 
 
-def register_estimator(cls):
-    """Class decorator: make ``cls`` loadable by :func:`load_estimator` (under its class name)."""
+def register_estimator(cls=None, *, schema: dict | None = None, encode=None, decode=None):
+    """Class decorator: make ``cls`` loadable by :func:`load_estimator` (under its class name).
+
+    For a class outside pujax, ``register_estimator(cls, schema=..., encode=..., decode=...)``: ``schema`` replaces
+    ``_fitted_schema``; ``encode(fitted) -> dict`` and ``decode(dict) -> fitted`` (optional) turn fitted attributes
+    that are not plain data into plain data and back (``decode`` raises ``ValueError`` on inconsistent values).
+    """
+    if cls is None:
+        return lambda klass: register_estimator(klass, schema=schema, encode=encode, decode=decode)
+    if schema is not None:
+        _FOREIGN[cls] = (dict(schema), encode, decode)
     _ESTIMATORS[cls.__name__] = cls
     return cls
 
@@ -54,6 +68,8 @@ def register_model(cls, schema: dict[str, str]):
 
 def fitted_schema(cls) -> dict[str, str]:
     """The fitted-attribute schema of an estimator class: ``_fitted_schema`` merged along its MRO."""
+    if cls in _FOREIGN:
+        return dict(_FOREIGN[cls][0])
     schema: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
         schema.update(klass.__dict__.get("_fitted_schema", {}))
@@ -115,6 +131,9 @@ class _Encoder:
             raise TypeError(f"{path!r}: {type(est).__module__}.{name} is not a registered pujax estimator and "
                             f"cannot be saved as npz + json; use pickle (or joblib) for it.")
         fitted = {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+        encode = _FOREIGN.get(type(est), (None, None, None))[1]
+        if encode is not None and fitted:
+            fitted = encode(fitted)
         unknown = set(fitted) - set(fitted_schema(type(est)))
         if unknown:
             raise TypeError(f"{name} has fitted attributes without a schema: {sorted(unknown)}")
@@ -200,6 +219,8 @@ class _Decoder:
             est = cls(**params)
             if hasattr(est, "_check_params"):
                 est._check_params()
+            elif type(est) in _FOREIGN and hasattr(est, "_validate_params"):
+                est._validate_params()  # scikit-learn's own parameter constraints
         except (TypeError, ValueError) as exc:
             raise _Invalid(f"{path}.params: invalid for {name}: {exc}") from None
         fitted = doc["fitted"]
@@ -220,6 +241,12 @@ class _Decoder:
             if schema[k].rstrip("?") == "int" and isinstance(v, int) and not isinstance(v, bool):
                 symbols[k] = v
         decoded = {k: self.typed(values[k], schema[k].rstrip("?"), symbols, f"{path}.{k}") for k in values}
+        decode = _FOREIGN.get(type(est), (None, None, None))[2]
+        if decode is not None and decoded:
+            try:
+                decoded = decode(decoded)
+            except (TypeError, ValueError, IndexError, KeyError) as exc:
+                raise _Invalid(f"{path}: inconsistent fitted state: {exc}") from None
         for k, v in decoded.items():
             setattr(est, k, v)
         if decoded and hasattr(est, "_check_loaded"):

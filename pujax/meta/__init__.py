@@ -1,0 +1,5 @@
+"""PU learning around any model (DESIGN §2): Elkan-Noto, bagging PU, two-step reliable negatives, a linear
+uPU/nnPU learner and SAR propensity weighting."""
+from pujax.meta.elkan_noto import ElkanNotoClassifier, elkan_noto_weights, estimate_label_frequency
+
+__all__ = ["ElkanNotoClassifier", "estimate_label_frequency", "elkan_noto_weights"]

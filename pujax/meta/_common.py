@@ -1,0 +1,63 @@
+"""Shared plumbing of the meta-estimators: base-model checks, fitting with weights, positive-class scores and
+row subsets drawn with a numpy random state."""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils.validation import has_fit_parameter
+
+__all__ = ["default_logistic", "check_base", "fit_base", "positive_proba", "stratified_hold_out"]
+
+
+def default_logistic() -> LogisticRegression:
+    """The default probabilistic base model: scikit-learn's ``LogisticRegression`` with more iterations."""
+    return LogisticRegression(max_iter=1000)
+
+
+def check_base(estimator, name: str = "estimator", *, proba: bool = True):
+    """Check a base model: a scikit-learn classifier (``fit`` and ``predict_proba`` when ``proba``)."""
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
+        raise TypeError(f"{name} must be a scikit-learn style classifier with fit/get_params; got "
+                        f"{type(estimator).__name__}.")
+    if proba and not hasattr(estimator, "predict_proba"):
+        raise TypeError(f"{name}={type(estimator).__name__} has no predict_proba; pass a probabilistic classifier "
+                        f"(e.g. LogisticRegression, or wrap yours in sklearn.calibration.CalibratedClassifierCV).")
+    return estimator
+
+
+def fit_base(estimator, X, y, sample_weight=None, name: str = "estimator"):
+    """Fit a clone of ``estimator`` on ``(X, y)``, passing ``sample_weight`` when given."""
+    model = clone(estimator)
+    if sample_weight is None:
+        return model.fit(X, y)
+    if not has_fit_parameter(model, "sample_weight"):
+        raise TypeError(f"{name}={type(model).__name__} does not take sample_weight in fit; pass a base model that "
+                        f"does (or fit without sample_weight).")
+    return model.fit(X, y, sample_weight=sample_weight)
+
+
+def positive_proba(model, X) -> np.ndarray:
+    """Probability of the class labelled 1 from a fitted classifier (0 where the model never saw class 1)."""
+    proba = np.asarray(model.predict_proba(X), dtype=np.float64)
+    classes = list(np.asarray(model.classes_).tolist())
+    if 1 not in classes:
+        return np.zeros(proba.shape[0])
+    return np.clip(proba[:, classes.index(1)], 0.0, 1.0)
+
+
+def stratified_hold_out(s01: np.ndarray, ratio: float, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
+    """Indices ``(train, hold)``: ``ratio`` of the labeled and of the unlabeled rows held out, at least one of each
+    and at least one of each left for training. A class with a single row is in both sets."""
+    train, hold = [], []
+    for cls in (1, 0):
+        rows = np.flatnonzero(s01 == cls)
+        rows = rows[rng.permutation(rows.size)]
+        if rows.size < 2:
+            train.append(rows)
+            hold.append(rows)
+            continue
+        k = int(np.clip(round(ratio * rows.size), 1, rows.size - 1))
+        hold.append(rows[:k])
+        train.append(rows[k:])
+    return np.sort(np.concatenate(train)), np.sort(np.concatenate(hold))

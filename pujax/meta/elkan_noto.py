@@ -1,0 +1,179 @@
+r"""Elkan & Noto (2008): any probabilistic classifier made PU-aware through the label frequency ``c``.
+
+Under SCAR (labeled positives Selected Completely At Random, single training set), a "non-traditional" classifier
+:math:`g(x) \approx p(s=1 \mid x)` fitted on labeled vs unlabeled rows satisfies
+:math:`p(y=1 \mid x) = g(x) / c` with :math:`c = p(s=1 \mid y=1)` (Lemma 1). ``c`` is estimated on a held-out
+set :math:`V` with labeled part :math:`P` (§3):
+
+* ``e1``: :math:`\frac{1}{|P|}\sum_{x \in P} g(x)` (the paper's recommendation);
+* ``e2``: :math:`\sum_{x \in P} g(x) / \sum_{x \in V} g(x)`;
+* ``e3``: :math:`\max_{x \in V} g(x)`.
+
+The weighted variant (§4) duplicates each unlabeled row: as a positive with weight
+:math:`w(x) = p(y=1 \mid x, s=0) = \frac{1-c}{c}\,\frac{g(x)}{1-g(x)}` and as a negative with weight
+:math:`1 - w(x)`; labeled rows are positives of weight 1; a second classifier is fitted on that weighted set.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+
+from pujax.base import PUClassifierMixin
+from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
+from pujax.meta._common import check_base, default_logistic, fit_base, positive_proba, stratified_hold_out
+from pujax.persistence import register_estimator
+from pujax.validation import check_bool, check_float, check_in
+
+__all__ = ["ElkanNotoClassifier", "estimate_label_frequency", "elkan_noto_weights"]
+
+C_ESTIMATORS = ("e1", "e2", "e3")
+
+
+def estimate_label_frequency(g, s01, method: str = "e1", sample_weight=None) -> float:
+    """Label frequency ``c`` from scores ``g(x) = p(s=1|x)`` on a held-out set with PU labels ``s01`` (e1/e2/e3 of
+    Elkan & Noto 2008, §3), optionally weighted by ``sample_weight``; clipped to ``[1e-6, 1]``."""
+    check_in(method, "c_estimator", C_ESTIMATORS)
+    g = np.asarray(g, dtype=np.float64)
+    lab = np.asarray(s01) == 1
+    w = np.ones_like(g) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if method == "e1":
+        c = np.sum(w[lab] * g[lab]) / max(np.sum(w[lab]), 1e-300)
+    elif method == "e2":
+        c = np.sum(w[lab] * g[lab]) / max(np.sum(w * g), 1e-300)
+    else:
+        c = np.max(g[w > 0]) if np.any(w > 0) else np.max(g)
+    return float(np.clip(c, 1e-6, 1.0))
+
+
+def elkan_noto_weights(g, c: float) -> np.ndarray:
+    """Weight ``w(x) = (1 - c) / c * g / (1 - g)`` of an unlabeled row as a positive (§4), clipped to [0, 1]."""
+    g = np.clip(np.asarray(g, dtype=np.float64), 0.0, 1.0 - 1e-12)
+    return np.clip((1.0 - c) / c * g / (1.0 - g), 0.0, 1.0)
+
+
+@register_estimator
+class ElkanNotoClassifier(PUClassifierMixin, BaseEstimator):
+    """Any probabilistic classifier made PU-aware by Elkan & Noto's label-frequency correction.
+
+    Parameters
+    ----------
+    estimator : classifier with ``predict_proba``, default=None
+        The base model fitted to separate labeled from unlabeled rows; ``None`` is scikit-learn's
+        ``LogisticRegression(max_iter=1000)``. With ``weighted=True`` it must take ``sample_weight``.
+    hold_out_ratio : float in (0, 1), default=0.1
+        Fraction of the labeled and of the unlabeled rows held out to estimate ``c`` (not used to fit ``g``).
+    weighted : bool, default=False
+        Fit a second model on the weighted data of §4 instead of dividing ``g`` by ``c``.
+    c_estimator : {"e1", "e2", "e3"}, default="e1"
+        Estimator of ``c`` (§3).
+    random_state : int, RandomState or None, default=None
+        Seed of the hold-out split.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        ``g``, fitted on the rows not held out.
+    weighted_estimator_ : classifier or None
+        The second model of the weighted variant.
+    c_ : float
+        Estimated label frequency ``p(s=1 | y=1)``.
+    prior_ : float
+        Estimated positive fraction of the unlabeled rows, ``n_l (1 - c) / (c n_u)`` clipped to [0, 1] (the
+        ``prior`` that pujax's case-control estimators take).
+    classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    References
+    ----------
+    C. Elkan and K. Noto, "Learning classifiers from only positive and unlabeled data", KDD 2008: Lemma 1,
+    estimators e1-e3 (§3), weighting unlabeled examples (§4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pujax.meta import ElkanNotoClassifier
+    >>> r = np.random.default_rng(0)
+    >>> y = r.random(600) < 0.5
+    >>> X = r.normal(size=(600, 2)) + 3.0 * y[:, None]
+    >>> s = y & (r.random(600) < 0.5)
+    >>> clf = ElkanNotoClassifier(random_state=0).fit(X, s)
+    >>> bool(abs(clf.c_ - 0.5) < 0.1), bool(clf.score(X, y) > 0.9)
+    (True, True)
+    """
+
+    _needs_prior = False
+    _fitted_schema = {"estimator_": "estimator", "weighted_estimator_": "estimator|none", "c_": "float"}
+    _expected_failed_checks = {
+        "check_sample_weight_equivalence_on_dense_data":
+            "the hold-out set is drawn row by row, so repeated rows and integer weights give different splits",
+    }
+
+    def __init__(self, estimator=None, *, hold_out_ratio=0.1, weighted=False, c_estimator="e1",
+                 random_state=None):
+        self.estimator = estimator
+        self.hold_out_ratio = hold_out_ratio
+        self.weighted = weighted
+        self.c_estimator = c_estimator
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_float(self.hold_out_ratio, "hold_out_ratio", 0.0, 1.0)
+        check_bool(self.weighted, "weighted")
+        check_in(self.c_estimator, "c_estimator", C_ESTIMATORS)
+        if self.estimator is not None:
+            check_base(self.estimator)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``g`` on labeled vs unlabeled rows, estimate ``c`` on the held-out rows (and fit the weighted model).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            PU labels ``s``: the greater value (1, ``True``) marks labeled positives, the other unlabeled rows.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Row weights, passed to the base model and used in the estimate of ``c``.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, s, w, _ = self._validate_fit(X, y, sample_weight)
+        base = default_logistic() if self.estimator is None else self.estimator
+        train, hold = stratified_hold_out(s, self.hold_out_ratio, check_random_state(self.random_state))
+        g = fit_base(base, X[train], s[train], None if w is None else w[train])
+        w_hold = None if w is None else w[hold]
+        c = estimate_label_frequency(positive_proba(g, X[hold]), s[hold], self.c_estimator, w_hold)
+        self.estimator_, self.c_ = g, c
+        n_l = float(np.sum(s == 1) if w is None else np.sum(w[s == 1]))
+        n_u = float(np.sum(s == 0) if w is None else np.sum(w[s == 0]))
+        self.prior_ = float(np.clip(n_l * (1.0 - c) / (c * n_u), 0.0, 1.0))
+        self.weighted_estimator_ = self._fit_weighted(base, X, s, w, g, c) if self.weighted else None
+        return self
+
+    @staticmethod
+    def _fit_weighted(base, X, s, w, g, c):
+        U = s == 0
+        wu = elkan_noto_weights(positive_proba(g, X[U]), c)
+        row_w = np.ones(X.shape[0]) if w is None else np.asarray(w, np.float64)
+        X2 = np.concatenate([X[~U], X[U], X[U]])
+        y2 = np.concatenate([np.ones(np.sum(~U) + np.sum(U), np.int32), np.zeros(np.sum(U), np.int32)])
+        w2 = np.concatenate([row_w[~U], row_w[U] * wu, row_w[U] * (1.0 - wu)])
+        keep = w2 > 0
+        if np.unique(y2[keep]).size < 2:  # every unlabeled row is certainly positive (or negative): keep both
+            keep = np.ones_like(keep)
+        return fit_base(base, X2[keep], y2[keep], w2[keep], name="estimator (weighted=True)")
+
+    def predict_proba(self, X):
+        """Class probabilities: column 1 is ``p(y=1|x)`` = ``clip(g(x) / c, 0, 1)`` (or the weighted model's)."""
+        X = self._validate_predict(X)
+        if self.weighted_estimator_ is not None:
+            p = positive_proba(self.weighted_estimator_, X)
+        else:
+            p = np.clip(positive_proba(self.estimator_, X) / self.c_, 0.0, 1.0)
+        return np.stack([1.0 - p, p], axis=1)
+
+    def decision_function(self, X):
+        """``p(y=1|x) - 0.5``: positive where the positive class is more probable, ordered like predict_proba."""
+        return self.predict_proba(X)[:, 1] - 0.5

@@ -1,0 +1,88 @@
+"""pujax.meta: methods around any model, each checked against an independent reference (a hand-written numpy /
+scikit-learn loop, scipy, finite differences, or data with known labels)."""
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+import pujax
+from pujax.meta import ElkanNotoClassifier
+from pujax.meta._common import stratified_hold_out
+
+
+def _blobs(n=600, seed=0, c=0.5, shift=3.0, d=2):
+    r = np.random.default_rng(seed)
+    y = (r.random(n) < 0.5).astype(int)
+    X = r.normal(size=(n, d)) + shift * y[:, None]
+    s = ((y == 1) & (r.random(n) < c)).astype(int)
+    return X.astype(np.float32), y, s
+
+
+# ------------------------------------------------------------------------------------------------ Elkan & Noto
+@pytest.mark.parametrize("name,rows", [("breast_cancer", None), ("mushroom", 3000), ("vote", None)])
+def test_elkan_noto_label_frequency_on_real_sets(name, rows):
+    """c_ within 0.05 of the true label frequency on SCAR (censoring) splits, averaged over three splits."""
+    X, y = pujax.datasets.load(name)
+    if rows is not None:
+        keep = np.random.default_rng(0).permutation(y.size)[:rows]
+        X, y = X[keep], y[keep]
+    X = StandardScaler().fit_transform(X)
+    true_c, est_c = [], []
+    for seed in range(3):
+        Xs, s, _ = pujax.data.make_censoring(seed, X, y, 0.5)
+        clf = ElkanNotoClassifier(hold_out_ratio=0.2, random_state=seed).fit(Xs, s)
+        true_c.append(s.sum() / y.sum())
+        est_c.append(clf.c_)
+        p = clf.predict_proba(Xs)
+        assert np.all((p >= 0) & (p <= 1)) and np.allclose(p.sum(1), 1)
+    assert abs(np.mean(est_c) - np.mean(true_c)) < 0.05, (est_c, true_c)
+
+
+@pytest.mark.parametrize("method", ["e1", "e2", "e3"])
+def test_elkan_noto_c_matches_numpy_reference(method):
+    X, y, s = _blobs()
+    clf = ElkanNotoClassifier(c_estimator=method, hold_out_ratio=0.25, random_state=3).fit(X, s)
+    train, hold = stratified_hold_out(s.astype(np.int32), 0.25, np.random.RandomState(3))
+    g = LogisticRegression(max_iter=1000).fit(X[train], s[train]).predict_proba(X[hold])[:, 1]
+    sh = s[hold] == 1
+    ref = {"e1": g[sh].mean(), "e2": g[sh].sum() / g.sum(), "e3": g.max()}[method]
+    assert clf.c_ == pytest.approx(ref, rel=1e-6)
+    n_l, n_u = s.sum(), (1 - s).sum()
+    assert clf.prior_ == pytest.approx(min(1.0, n_l * (1 - ref) / (ref * n_u)), rel=1e-6)
+    p = clf.predict_proba(X)[:, 1]
+    ref_p = np.clip(clf.estimator_.predict_proba(X)[:, 1] / ref, 0, 1)
+    np.testing.assert_allclose(p, ref_p, rtol=1e-6)
+
+
+def test_elkan_noto_weighted_variant_matches_reference_and_beats_naive():
+    X, y, s = _blobs(seed=1, c=0.3, shift=2.0)
+    clf = ElkanNotoClassifier(weighted=True, random_state=0).fit(X, s)
+    g, c = clf.estimator_, clf.c_
+    U = s == 0
+    gu = g.predict_proba(X[U])[:, 1]
+    w = np.clip((1 - c) / c * gu / (1 - gu), 0, 1)
+    ref = LogisticRegression(max_iter=1000).fit(
+        np.r_[X[~U], X[U], X[U]], np.r_[np.ones((~U).sum() + U.sum()), np.zeros(U.sum())],
+        sample_weight=np.r_[np.ones((~U).sum()), w, 1 - w])
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], ref.predict_proba(X)[:, 1], rtol=1e-5, atol=1e-7)
+    naive = LogisticRegression().fit(X, s).predict(X)
+    assert np.mean(clf.predict(X) == y) > np.mean(naive == y) + 0.1
+
+
+def test_elkan_noto_params_errors_and_persistence(tmp_path):
+    X, y, s = _blobs(n=200)
+    with pytest.raises(ValueError, match="c_estimator"):
+        ElkanNotoClassifier(c_estimator="e4").fit(X, s)
+    with pytest.raises(ValueError, match="hold_out_ratio"):
+        ElkanNotoClassifier(hold_out_ratio=1.0).fit(X, s)
+    from sklearn.svm import LinearSVC
+    with pytest.raises(TypeError, match="predict_proba"):
+        ElkanNotoClassifier(LinearSVC()).fit(X, s)
+    for est in (ElkanNotoClassifier(random_state=0), ElkanNotoClassifier(LogisticRegression(C=0.5), weighted=True)):
+        est.fit(X, s)
+        est.save(tmp_path / "en")
+        back = ElkanNotoClassifier.load(tmp_path / "en")
+        np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
+        assert back.get_params() == est.get_params() or est.estimator is not None
+        assert type(back.estimator_) is LogisticRegression and back.c_ == est.c_
