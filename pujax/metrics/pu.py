@@ -1,0 +1,421 @@
+r"""Metrics from positive-unlabeled data alone: no negative label is needed.
+
+Notation. ``s`` are PU labels (1 = labeled positive, 0 = unlabeled), :math:`n_l = \sum s`,
+:math:`n_u = \sum (1 - s)`, :math:`\hat y` the predictions in {0, 1} and ``prior`` :math:`\alpha` the positive
+fraction of the *unlabeled* rows -- pujax's convention everywhere (the ``prior`` of
+:func:`pujax.data.make_case_control` and :func:`pujax.data.make_censoring`, an estimator's ``prior_``).
+Labeled positives are selected completely at random (SCAR): they follow :math:`p(x \mid y = 1)`.
+
+``scenario`` says which population the metric describes:
+
+* ``"case-control"`` (default): the unlabeled rows are the sample of the population (labeled positives are an
+  extra sample of its positives); population prior :math:`\pi = \alpha`, :math:`q = P(\hat y = 1)` measured on
+  the unlabeled rows;
+* ``"censoring"``: all rows are the sample of the population and the labeled rows are part of it;
+  :math:`\pi = (n_l + \alpha n_u) / n` and :math:`q` is measured on all rows.
+
+The estimates, each a ratio of consistent estimators of population quantities:
+
+.. math::
+
+    \hat R &= \tfrac{1}{n_l} \textstyle\sum_{s_i = 1} \hat y_i
+        && \text{(P1) recall / TPR: labeled positives follow } p(x \mid y=1) \\
+    \text{precision} &= \pi \hat R / q && \text{(P2) Bayes: } P(y=1 \mid \hat y=1) = P(\hat y=1 \mid y=1)\,\pi / q \\
+    F_1 &= 2 \pi \hat R / (\pi + q) && \text{(P3) } 2PR/(P+R) \text{ with (P2)} \\
+    \text{accuracy} &= 1 - \pi - q + 2 \pi \hat R && \text{(P4) } TP + TN = \pi R + (1 - q - \pi(1 - R)) \\
+    \text{FPR} &= (q - \pi \hat R) / (1 - \pi) && \text{(P5) } q = \pi\,TPR + (1 - \pi)\,FPR \\
+    \text{AUL} &= \hat P(g(x_l) > g(x')) + \tfrac12 \hat P(g(x_l) = g(x')) && \text{(P6) } x_l \text{ labeled, } x' \text{ a population row} \\
+    \text{AUC} &= (\text{AUC}_{LU} - \alpha / 2) / (1 - \alpha) && \text{(P7)}
+
+(P4) is one minus the unbiased PU 0-1 risk (:func:`pu_zero_one_risk`, PU ET paper eq. (4) with the zero-one loss)
+in the case-control scenario. (P6)-(P7): the unlabeled rows are the mixture :math:`\alpha p_+ + (1 - \alpha)
+p_-`, so the AUC of "labeled versus unlabeled" is :math:`\text{AUC}_{LU} = \alpha/2 + (1 - \alpha)\,\text{AUC}`
+(Jain et al. 2017, the AUC correction with a noise-free labeled set; Menon et al. 2015: for mutually contaminated
+distributions the corrupted AUC is an affine function of the clean one), and likewise the area under the lift
+curve is :math:`\text{AUL} = \pi/2 + (1 - \pi)\,\text{AUC}` with TPR (P1) on the y-axis and the fraction of the
+population predicted positive on the x-axis -- the AUL needs no prior (Jiang et al. 2020). Corrected metrics are
+clipped to [0, 1] (finite-sample estimates can leave it); risks are not.
+
+References
+----------
+- Lee, W. S. & Liu, B. (2003). Learning with positive and unlabeled examples using weighted logistic
+  regression. ICML (the criterion ``recall^2 / P(y_hat = 1)``; RESVM paper eq. (7)).
+- Menon, A. K., van Rooyen, B., Ong, C. S. & Williamson, R. C. (2015). Learning from corrupted binary labels via
+  class-probability estimation. ICML (AUC and balanced error under mutually contaminated distributions).
+- Jain, S., White, M. & Radivojac, P. (2017). Recovering true classifier performance in positive-unlabeled
+  learning. AAAI (corrected TPR, FPR, precision, accuracy, F-measure and AUC from PU data).
+- Jiang, L., Li, D., Wang, Q., Wang, S. & Wang, S. (2020). Improving positive unlabeled learning: practical AUL
+  estimation and new training method for extremely imbalanced data sets. arXiv:2004.09820.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from pujax.metrics._checks import (check_metric_prior, check_pu_pair, check_scenario, is_traced,
+                                   warn_constant_scores, warn_degenerate)
+from pujax.metrics.classification import _div, _labels, _mann_whitney
+from pujax.risk import upu_risk
+
+__all__ = ["lee_liu_score", "pu_score", "pu_zero_one_risk", "pu_recall", "pu_precision", "pu_f1_score",
+           "pu_accuracy", "pu_balanced_accuracy", "pu_roc_auc", "pu_lift_auc"]
+
+
+def _pu_checked(s, second, scores=False, warn=True):
+    """Validated ``(s01, predictions or score ranks)``; unchanged while traced. Warns on a degenerate predictor."""
+    if is_traced(s, second):
+        return s, second
+    s01, p = check_pu_pair(s, second, "y_score" if scores else "y_pred", scores=scores)
+    if warn:
+        (warn_constant_scores if scores else warn_degenerate)(p)
+    return s01, p
+
+
+@jax.jit
+def _rates(s, y_pred):
+    """``(R, q_u, q_all, n_l, n_u)``: recall on the labeled rows, positive rate on unlabeled / all rows."""
+    sl, p = _labels(s), _labels(y_pred)
+    su = 1.0 - sl
+    n_l, n_u = jnp.sum(sl), jnp.sum(su)
+    return _div(jnp.sum(sl * p), n_l), _div(jnp.sum(su * p), n_u), jnp.mean(p), n_l, n_u
+
+
+def _population(s, y_pred, prior, scenario):
+    """``(R, q, pi)`` of the population named by ``scenario`` (module docstring, (P1))."""
+    rec, q_u, q_all, n_l, n_u = _rates(s, y_pred)
+    prior = jnp.asarray(prior, jnp.float32)
+    if scenario == "case-control":
+        return rec, q_u, prior
+    return rec, q_all, (n_l + prior * n_u) / (n_l + n_u)
+
+
+def _args(s, y_pred, prior, scenario, scores=False):
+    s, y_pred = _pu_checked(s, y_pred, scores=scores)
+    return s, y_pred, check_metric_prior(prior), check_scenario(scenario)
+
+
+def lee_liu_score(s, y_pred):
+    r"""Lee & Liu (2003) PU model-selection score ``recall^2 / P(y_hat = 1)`` (RESVM paper eq. (7)).
+
+    ``recall`` is measured on the labeled positives (P1) and ``P(y_hat = 1)`` on all rows; in expectation it is
+    ``precision * recall / pi``, so it ranks classifiers like precision x recall without negatives. 0 when nothing
+    is predicted positive; a degenerate predictor warns (:class:`DegeneratePredictorWarning`).
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels (bool, {0, 1} or {-1, +1}).
+
+    Returns
+    -------
+    scalar array
+
+    References
+    ----------
+    Lee & Liu (2003), ICML, §3; Claesen et al. (2015), Neurocomputing, eq. (7).
+
+    Examples
+    --------
+    >>> s = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    >>> round(float(lee_liu_score(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0])), 4)  # (3/4)^2 / (5/10)
+    1.125
+    """
+    s, y_pred = _pu_checked(s, y_pred)
+    rec, _, q_all, _, _ = _rates(s, y_pred)
+    return _div(rec * rec, q_all)
+
+
+pu_score = lee_liu_score
+
+
+def pu_zero_one_risk(s, y_pred, prior):
+    r"""Unbiased PU estimate of the 0-1 risk from labeled positives and unlabeled rows only.
+
+    ``pi P_L(y_hat = 0) + P_U(y_hat = 1) - pi P_L(y_hat = 1)``: the uPU risk (:func:`pujax.risk.upu_risk`) with
+    the zero-one loss of the margin ``2 y_hat - 1``; may fall slightly outside [0, 1] on finite samples.
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels (bool, {0, 1} or {-1, +1}).
+    prior : float in (0, 1)
+        Positive fraction of the unlabeled rows.
+
+    Returns
+    -------
+    scalar array
+
+    References
+    ----------
+    du Plessis, Niu & Sugiyama (2015), ICML; Wilton et al. (2022), PU ET paper eq. (4).
+
+    Examples
+    --------
+    >>> s = [1, 1, 0, 0, 0, 0]
+    >>> round(float(pu_zero_one_risk(s, [1, 0, 1, 0, 0, 0], prior=0.5)), 4)  # 0.5*0.5 + 0.25 - 0.5*0.5
+    0.25
+    """
+    s, y_pred = _pu_checked(s, y_pred)
+    prior = check_metric_prior(prior)
+    return _zero_one(s, y_pred, prior)
+
+
+@jax.jit
+def _zero_one(s, y_pred, prior):
+    margin = 2.0 * _labels(y_pred) - 1.0
+    return upu_risk(margin, _labels(s), prior, loss="zero_one")
+
+
+def pu_recall(s, y_pred):
+    r"""Recall (true-positive rate) estimated on the labeled positives, (P1): unbiased under SCAR.
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+
+    Returns
+    -------
+    scalar array
+
+    References
+    ----------
+    Jain, White & Radivojac (2017), AAAI: the true-positive rate is unaffected by the missing labels.
+
+    Examples
+    --------
+    >>> round(float(pu_recall([1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 0])), 4)
+    0.75
+    """
+    s, y_pred = _pu_checked(s, y_pred)
+    return _rates(s, y_pred)[0]
+
+
+def pu_precision(s, y_pred, prior, *, scenario: str = "case-control"):
+    r"""Prior-corrected precision ``pi R / q`` (P2); 0 when nothing is predicted positive.
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+    prior : float in (0, 1)
+        Positive fraction of the unlabeled rows.
+    scenario : {"case-control", "censoring"}
+        Population the metric describes (module docstring).
+
+    Returns
+    -------
+    scalar array
+        Estimate of the precision on true labels, clipped to [0, 1].
+
+    References
+    ----------
+    Jain, White & Radivojac (2017), AAAI (precision recovered from the PU rates and the class prior).
+
+    Examples
+    --------
+    >>> s = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    >>> round(float(pu_precision(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.4 * 0.75 / (2/6)
+    0.9
+    """
+    s, y_pred, prior, scenario = _args(s, y_pred, prior, scenario)
+    rec, q, pi = _population(s, y_pred, prior, scenario)
+    return jnp.clip(_div(pi * rec, q), 0.0, 1.0)
+
+
+def pu_f1_score(s, y_pred, prior, *, scenario: str = "case-control"):
+    r"""Prior-corrected F1 ``2 pi R / (pi + q)`` (P3).
+
+    A predictor that calls everything positive gets ``2 pi / (pi + 1)``, its F1 on true labels (it does not fool
+    this estimate), and a :class:`DegeneratePredictorWarning`.
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+    prior : float in (0, 1)
+        Positive fraction of the unlabeled rows.
+    scenario : {"case-control", "censoring"}
+        Population the metric describes (module docstring).
+
+    Returns
+    -------
+    scalar array
+        Estimate of the F1 score on true labels, clipped to [0, 1].
+
+    References
+    ----------
+    Jain, White & Radivojac (2017), AAAI (F-measure from the corrected precision and recall).
+
+    Examples
+    --------
+    >>> s = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    >>> round(float(pu_f1_score(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.6 / (0.4 + 1/3)
+    0.8182
+    """
+    s, y_pred, prior, scenario = _args(s, y_pred, prior, scenario)
+    rec, q, pi = _population(s, y_pred, prior, scenario)
+    return jnp.clip(_div(2.0 * pi * rec, pi + q), 0.0, 1.0)
+
+
+def pu_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
+    r"""Prior-corrected accuracy ``1 - pi - q + 2 pi R`` (P4).
+
+    In the case-control scenario this is ``1 - pu_zero_one_risk(s, y_pred, prior)`` (before clipping).
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+    prior : float in (0, 1)
+        Positive fraction of the unlabeled rows.
+    scenario : {"case-control", "censoring"}
+        Population the metric describes (module docstring).
+
+    Returns
+    -------
+    scalar array
+        Estimate of the accuracy on true labels, clipped to [0, 1].
+
+    References
+    ----------
+    Jain, White & Radivojac (2017), AAAI; Wilton et al. (2022), PU ET paper eq. (4).
+
+    Examples
+    --------
+    >>> s = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    >>> round(float(pu_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 1 - 0.4 - 1/3 + 0.6
+    0.8667
+    """
+    s, y_pred, prior, scenario = _args(s, y_pred, prior, scenario)
+    rec, q, pi = _population(s, y_pred, prior, scenario)
+    return jnp.clip(1.0 - pi - q + 2.0 * pi * rec, 0.0, 1.0)
+
+
+def pu_balanced_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
+    r"""Prior-corrected balanced accuracy ``(R + 1 - FPR) / 2`` with ``FPR = (q - pi R) / (1 - pi)`` (P5).
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+    prior : float in (0, 1)
+        Positive fraction of the unlabeled rows.
+    scenario : {"case-control", "censoring"}
+        Population the metric describes (module docstring).
+
+    Returns
+    -------
+    scalar array
+        Estimate of the balanced accuracy on true labels, clipped to [0, 1].
+
+    References
+    ----------
+    Menon et al. (2015), ICML (balanced error under label corruption); Jain, White & Radivojac (2017), AAAI
+    (corrected false-positive rate).
+
+    Examples
+    --------
+    >>> s = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    >>> round(float(pu_balanced_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # FPR = 1/18
+    0.8472
+    """
+    s, y_pred, prior, scenario = _args(s, y_pred, prior, scenario)
+    rec, q, pi = _population(s, y_pred, prior, scenario)
+    fpr = jnp.clip((q - pi * rec) / (1.0 - pi), 0.0, 1.0)
+    return jnp.clip(0.5 * (rec + 1.0 - fpr), 0.0, 1.0)
+
+
+def pu_roc_auc(s, y_score, prior):
+    r"""Prior-corrected ROC AUC ``(AUC_LU - alpha/2) / (1 - alpha)`` (P7).
+
+    ``AUC_LU`` is the ROC AUC of the scores for "labeled versus unlabeled"; the unlabeled rows are a mixture with
+    positive fraction ``alpha = prior``. The same formula holds in both scenarios (the AUC depends only on the
+    class-conditional score distributions).
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_score : array-like of shape (n_samples,)
+        Real scores, greater meaning more positive.
+    prior : float in (0, 1)
+        Positive fraction of the unlabeled rows.
+
+    Returns
+    -------
+    scalar array
+        Estimate of the ROC AUC on true labels, clipped to [0, 1].
+
+    References
+    ----------
+    Jain, White & Radivojac (2017), AAAI (AUC correction); Menon et al. (2015), ICML (corrupted AUC is affine in the
+    clean AUC).
+
+    Examples
+    --------
+    >>> s = [1, 1, 0, 0, 0, 0]
+    >>> round(float(pu_roc_auc(s, [0.9, 0.8, 0.85, 0.1, 0.2, 0.3], prior=0.25)), 4)  # (0.875 - 0.125) / 0.75
+    1.0
+    """
+    s, x = _pu_checked(s, y_score, scores=True)
+    prior = check_metric_prior(prior)
+    return _corrected_auc(s, x, prior)
+
+
+@jax.jit
+def _corrected_auc(s, x, prior):
+    sl = _labels(s)
+    auc_lu = _mann_whitney(x, sl, 1.0 - sl)
+    return jnp.clip((auc_lu - 0.5 * prior) / (1.0 - prior), 0.0, 1.0)
+
+
+def pu_lift_auc(s, y_score, *, scenario: str = "case-control"):
+    r"""Area under the lift curve (AUL) from PU data (P6); no prior needed.
+
+    The lift curve plots the true-positive rate (measured on the labeled positives, P1) against the fraction of
+    the population predicted positive, over all thresholds; its area is the probability that a labeled positive
+    outscores a random population row (ties 1/2). On true labels ``AUL = pi/2 + (1 - pi) AUC``.
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_score : array-like of shape (n_samples,)
+        Real scores, greater meaning more positive.
+    scenario : {"case-control", "censoring"}
+        Population rows: the unlabeled rows (case-control) or all rows (censoring).
+
+    Returns
+    -------
+    scalar array
+
+    References
+    ----------
+    Jiang et al. (2020), arXiv:2004.09820, AUL = 0.5 alpha + (1 - alpha) AUC and its unbiased PU estimate.
+
+    Examples
+    --------
+    >>> s = [1, 1, 0, 0, 0, 0]
+    >>> round(float(pu_lift_auc(s, [0.9, 0.8, 0.85, 0.1, 0.2, 0.3])), 4)  # labeled beat 4/4 and 3/4 of U
+    0.875
+    """
+    s, x = _pu_checked(s, y_score, scores=True)
+    scenario = check_scenario(scenario)
+    sl = _labels(s)
+    population = 1.0 - sl if scenario == "case-control" else jnp.ones_like(sl)
+    return _mann_whitney(x, sl, population)
