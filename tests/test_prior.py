@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import LogisticRegression
 
 from pujax import prior as P
+from pujax.prior import _common, bbe
 from pujax.base import PUClassifierMixin
 from pujax.prior import (
     PriorEstimate,
@@ -165,8 +166,8 @@ def test_bbe_bootstrap_vmap_equals_loop():
     sp, su = rng.normal(1, 1, N_L), rng.normal(0, 1, N_U)  # same padded shape as the other tests: one compile
     key = jax.random.PRNGKey(7)
     boot = np.asarray(bbe_bootstrap(key, sp, su, n_bootstrap=200))
-    values, first, is_p, _, pos_p, pos_u, n_p, n_u = P._prep_scores(sp, su)
-    one = jax.jit(P._bbe_resample)
+    values, first, is_p, _, pos_p, pos_u, n_p, n_u = bbe.prep_scores(sp, su)
+    one = jax.jit(bbe.bbe_resample)
     loop = [float(one(k, values, first, is_p, pos_p, pos_u, n_p, n_u, 0.1, 0.01))
             for k in jax.random.split(key, 200)[:6]]
     np.testing.assert_allclose(boot[:6], loop, rtol=1e-6)
@@ -187,8 +188,8 @@ def test_elkan_noto_estimators_and_bootstrap_match_numpy():
     # bootstrap rows drawn with the same helper, estimators recomputed in numpy
     key = jax.random.PRNGKey(3)
     boot = np.asarray(elkan_noto_bootstrap(key, g, s, n_bootstrap=200))
-    size = P._bucket(n)
-    draw = jax.jit(P._randindex, static_argnums=1)
+    size = _common.bucket(n)
+    draw = jax.jit(_common.randindex, static_argnums=1)
     for b, k in enumerate(jax.random.split(key, 200)[:3]):
         idx = np.asarray(draw(k, size, n))[:n]
         gb, sb = g[idx], s[idx]
@@ -375,3 +376,22 @@ def test_prior_auto_in_pu_extra_trees():
     kwargs = {"n_estimators": 10} if "n_estimators" in params else {}
     model = trees.PUExtraTreesClassifier(prior="auto", random_state=0, **kwargs).fit(X, s)
     assert abs(model.prior_ - truth) <= 0.05
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Method options: validated per method
+# ----------------------------------------------------------------------------------------------------------------
+def test_unknown_method_option_is_named(small_pu):
+    X, s = small_pu
+    with pytest.raises(TypeError, match=r"unknown option\(s\) 'variant'.*'variant' is an option of 'elkan_noto'"):
+        estimate_prior(X, s, method="bbe", variant="e2")
+    with pytest.raises(TypeError, match=r"unknown option\(s\) 'bogus'; the options of 'tice' are"):
+        estimate_prior(X, s, method="tice", bogus=1)
+
+
+def test_tice_delta_old_name_warns():
+    X, s, _ = case_control(9, 0.5)
+    with pytest.warns(FutureWarning, match="tice_delta"):
+        old = estimate_prior(X, s, method="tice", tice_delta=0.2, n_bootstrap=20, random_state=0)
+    new = estimate_prior(X, s, method="tice", delta=0.2, n_bootstrap=20, random_state=0)
+    assert old.prior == new.prior and old.interval == new.interval

@@ -1,0 +1,178 @@
+"""``estimate_prior``: one entry point for every prior estimator of :mod:`pujax.prior`."""
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from pujax.prior import bbe, elkan_noto, tice
+from pujax.prior._registry import Context
+from pujax.prior._common import PRIOR_EPS, PriorEstimate, label_frequency_from_prior, seed_from
+from pujax.prior._scores import classifier_name, cross_fit_scores
+from pujax.validation import check_float, check_in, check_int, check_X_s
+
+__all__ = ["estimate_prior", "METHODS"]
+
+_REGISTRY = {m.name: m for m in (bbe._method(), elkan_noto._method(), tice._method())}
+METHODS = tuple(_REGISTRY)
+"""Names accepted by ``estimate_prior(..., method=...)``."""
+
+_RENAMED = {("tice", "tice_delta"): "delta"}  # old keyword -> option, kept for one release with a FutureWarning
+
+
+def _method_options(method, kwargs):
+    """Validate ``kwargs`` against the options of ``method``; return every option (defaults filled in)."""
+    spec = _REGISTRY[method]
+    kwargs = dict(kwargs)
+    for (m, old), new in _RENAMED.items():
+        if m == method and old in kwargs:
+            warnings.warn(f"estimate_prior option {old!r} is renamed {new!r} (method={method!r}); {old!r} will be "
+                          f"removed in the next release.", FutureWarning, stacklevel=3)
+            kwargs[new] = kwargs.pop(old)
+    interval = kwargs.pop("interval", "bootstrap")
+    check_in(interval, "interval", ("bootstrap", "dkw"))
+    if interval not in spec.intervals:
+        raise ValueError(f'interval={interval!r} is only defined for method="bbe"; use interval="bootstrap" for '
+                         f"{method!r}.")
+    unknown = sorted(set(kwargs) - set(spec.options))
+    if unknown:
+        owners = {k: [m for m, sp in _REGISTRY.items() if k in sp.options] for k in unknown}
+        hint = "; ".join(f"{k!r} is an option of {', '.join(map(repr, v))}" for k, v in owners.items() if v)
+        valid = ", ".join(sorted(spec.options) + ["interval"])
+        raise TypeError(f"estimate_prior(method={method!r}) got unknown option(s) {', '.join(map(repr, unknown))}; "
+                        f"the options of {method!r} are: {valid}" + (f" ({hint})." if hint else "."))
+    opts = {name: check(kwargs.get(name, default), name) if name in kwargs or default is not None else default
+            for name, (default, check) in spec.options.items()}
+    if len(spec.intervals) > 1:
+        opts["interval"] = interval
+    return opts, interval
+
+
+def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: int = 200, confidence: float = 0.95,
+                   random_state=None, **method_kwargs) -> PriorEstimate:
+    """Estimate the case-control class prior of the unlabeled rows of ``(X, s)``.
+
+    Returns the positive fraction of the population the ``s == 0`` rows are drawn from -- exactly the ``prior`` a
+    pujax estimator fitted on the same ``(X, s)`` needs. For case-control data (``X = concat(X_P, X_U)``,
+    U from the population) this is the population prior pi = P(y=1); for censoring data (each positive of one
+    sample labeled with probability c) it is pi (1 - c) / (1 - pi c), eq. (C4) -- see :mod:`pujax.prior` and
+    :func:`~pujax.prior.case_control_to_censoring` to recover pi.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Features (numeric or boolean).
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} accepted).
+    method : str, default="bbe"
+        One of :data:`METHODS`: ``"bbe"`` (Garg et al. 2021), ``"elkan_noto"`` (Elkan & Noto 2008), ``"tice"``
+        (Bekker & Davis 2018).
+    classifier : scikit-learn classifier or None
+        P-vs-U classifier of the score-based methods (cloned and fitted per fold; methods that need
+        probabilities require ``predict_proba``, "bbe" also accepts ``decision_function``). Default:
+        ``HistGradientBoostingClassifier`` with early stopping (after a randomized PCA to 50 components when X has
+        more than 256 columns). Not used by "tice".
+    n_bootstrap : int, default=200
+        Bootstrap resamples of the interval (vmap-ed in JAX).
+    confidence : float in (0, 1), default=0.95
+        Level of the interval.
+    random_state : None, int, numpy RandomState / Generator or JAX key
+        Seeds the folds, the default classifier and the bootstrap.
+    **method_kwargs
+        Options of the method (an unknown option raises a ``TypeError`` naming it):
+
+        - every method: ``interval`` -- ``"bootstrap"`` (default) or, for "bbe", ``"dkw"`` (DKW bounds at level
+          1 - delta);
+        - score-based methods ("bbe", "elkan_noto"): ``n_folds`` (2) cross-fitting folds, ``n_jobs`` (1) threads
+          the classifier may use (``None`` or -1: no limit);
+        - "bbe": ``delta`` (0.1), ``gamma`` (0.01) -- confidence parameter and slack of the paper;
+        - "elkan_noto": ``variant`` (``"e1"``, ``"e2"`` or ``"e3"``) -- the estimator reported as ``prior`` (all
+          three are in ``diagnostics``);
+        - "tice": ``n_folds`` (5), ``max_splits`` (500), ``min_size`` (10), ``max_bepp`` (5), ``n_iterations`` (2),
+          ``delta`` (None: max(0.025, 1/(1 + 0.004 n))).
+
+    Returns
+    -------
+    PriorEstimate
+        ``prior``, ``label_frequency``, ``interval``, ``method`` and ``diagnostics``.
+
+    References
+    ----------
+    Garg, Wu, Smola, Balakrishnan & Lipton (2021), NeurIPS, Algorithm 1; Elkan & Noto (2008), KDD, section 2;
+    Bekker & Davis (2018), AAAI.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from pujax.prior import estimate_prior
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(2000) < 0.4
+    >>> X = rng.normal(size=(2000, 2)) + 3.0 * y[:, None]
+    >>> X = np.vstack([X[y][:300], X[300:]])           # 300 labeled positives, then the unlabeled rows
+    >>> s = np.r_[np.ones(300), np.zeros(1700)]
+    >>> est = estimate_prior(X, s, classifier=LogisticRegression(), random_state=0)
+    >>> 0.3 < est.prior < 0.5
+    True
+    """
+    t0 = time.perf_counter()
+    X, s = check_X_s(X, s)
+    check_in(method, "method", METHODS)
+    opts, interval = _method_options(method, method_kwargs)
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=2)
+    confidence = check_float(confidence, "confidence", 0.0, 1.0)
+    if classifier is not None and not hasattr(classifier, "fit"):
+        raise TypeError(f"classifier must be a scikit-learn classifier with fit(); got {type(classifier).__name__}.")
+    return _estimate(X, s, _REGISTRY[method], opts, interval, classifier, n_bootstrap, confidence, random_state, t0)
+
+
+def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, random_state, t0):
+    """Counts check, seeds, cross-fitted scores (score-based methods), the method's run, the result."""
+    import jax
+
+    n_l = int(s.sum())
+    n_u = int(s.shape[0] - n_l)
+    n_folds = opts.get("n_folds", 2)
+    if n_l < n_folds or n_u < n_folds:
+        raise ValueError(
+            f"estimate_prior needs at least n_folds={n_folds} labeled and unlabeled rows; got n_labeled={n_l}, "
+            f"n_unlabeled={n_u}."
+        )
+    seed = seed_from(random_state)
+    diag = {"n_labeled": n_l, "n_unlabeled": n_u, "n_folds": n_folds, "confidence": confidence,
+            "interval": interval, "seed": seed}
+    scores = None
+    if spec.scores is not None:
+        from pujax.metrics import roc_auc
+
+        t_fit = time.perf_counter()
+        scores, _ = cross_fit_scores(X, s, classifier, n_folds, seed, need_proba=(spec.scores == "proba"),
+                                     n_jobs=opts["n_jobs"], method=spec.name)
+        diag["classifier"] = classifier_name(classifier, X.shape[1])
+        diag["classifier_time_s"] = time.perf_counter() - t_fit
+        diag["pu_auc"] = float(roc_auc(s, scores))
+    ctx = Context(X=X, s=s, n_l=n_l, n_u=n_u, key=jax.random.PRNGKey(seed), seed=seed, n_bootstrap=n_bootstrap,
+                  scores=scores)
+    raw, boot, ci, method_diag = spec.run(ctx, **opts)
+    diag.update(method_diag)
+    return _result(raw, boot, ci, spec.name, confidence, n_l, n_u, diag, t0)
+
+
+def _result(raw, boot, ci, method, confidence, n_l, n_u, diag, t0):
+    """Interval from the bootstrap (or the method's own), clipping, label frequency: the PriorEstimate."""
+    if boot is not None:
+        n_bootstrap = int(np.size(boot))
+        boot = np.clip(boot[np.isfinite(boot)], 0.0, 1.0)
+        lo_q, hi_q = (1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0
+        ci = (float(np.quantile(boot, lo_q)), float(np.quantile(boot, hi_q)))
+        diag["bootstrap_std"] = float(np.std(boot))
+        diag["n_bootstrap"] = n_bootstrap
+    prior = float(np.clip(raw, PRIOR_EPS, 1.0 - PRIOR_EPS))
+    diag["raw_prior"] = raw
+    diag["clipped"] = bool(prior != raw)
+    lo, hi = min(ci[0], prior), max(ci[1], prior)
+    diag["time_s"] = time.perf_counter() - t0
+    return PriorEstimate(prior=prior, label_frequency=float(label_frequency_from_prior(prior, n_l, n_u)),
+                         interval=(float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))), method=method,
+                         diagnostics=diag)
