@@ -385,7 +385,8 @@ def main(argv=None):
             f"feature coding included, jit warm), 1 random threshold per feature. Interleaved; best of the repeats.\n"
         )
         lines.append("| | time (s) | all repeats (s) |\n|---|---|---|")
-        lines.append(f"| scikit-learn AdaBoost, 100 stumps | {sp['sk']:.2f} | {', '.join(f'{t:.2f}' for t in sp['sk_all'])} |")
+        lines.append(f"| scikit-learn AdaBoost, 100 stumps | {sp['sk']:.2f} | "
+                     f"{', '.join(f'{t:.2f}' for t in sp['sk_all'])} |")
         lines.append(f"| pujax AdaPUClassifier.fit, 100 rounds (warm) | {sp['ours']:.2f} | "
                      f"{', '.join(f'{t:.2f}' for t in sp['ours_all'])} |")
         lines.append(f"| pujax first fit (includes jit compile) | {sp['first']:.2f} | |")

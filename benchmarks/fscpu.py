@@ -183,8 +183,8 @@ def part_speed(quick, lines):
         print(f"[speed] pujax n_jobs=1: {t_1:.1f} s ({c_1:.1f} CPU s); same selection: {same}", flush=True)
     skipped = float(np.mean(np.isnan(sel.objective_history_[0, :, 0])))
     hit, fits = sel.cache_hit_rate_, sel.n_gmm_fits_
-    print(f"[speed] pujax ({n_dev} device(s)): {t_pj:.1f} s ({c_pj:.1f} CPU s) for T = {T} (skipped {skipped:.1%} steps, cache hit "
-          f"rate {hit:.1%}, {fits} GMM fits)", flush=True)
+    print(f"[speed] pujax ({n_dev} device(s)): {t_pj:.1f} s ({c_pj:.1f} CPU s) for T = {T} "
+          f"(skipped {skipped:.1%} steps, cache hit rate {hit:.1%}, {fits} GMM fits)", flush=True)
     sk2, skc2 = sklearn_search_steps(Xtr, s, 29, n_sk, seed=1)
     print(f"[speed] sklearn: {sk2:.3f} s/step ({skc2:.3f} CPU s/step)", flush=True)
     sk, skc = min(sk1, sk2), min(skc1, skc2)
@@ -209,7 +209,7 @@ def part_speed(quick, lines):
         f"with the same settings, BLAS 1 thread, a fresh fit for every candidate as in the paper) is timed on {n_sk} "
         f"steps before and after the pujax run (best of the two) and extrapolated; the memoised anchor is its time "
         f"per fit times the number of fits pujax ran (what the same cache would save the sklearn search).\n",
-        "| | wall s (T = %d) | CPU s (process time) | ratio pujax / sklearn (wall, CPU) | paper |" % T,
+        f"| | wall s (T = {T}) | CPU s (process time) | ratio pujax / sklearn (wall, CPU) | paper |",
         "|---|---|---|---|---|",
         f"| sklearn GaussianMixture objective (extrapolated, {sk:.3f} s/step) | {sk_total:.0f} | {skc_total:.0f} "
         f"| | |",
@@ -322,7 +322,8 @@ def part_table3(quick, lines, runs=None, out=None, rfe_step=None, datasets=("spa
 
     def table():
         tl = [
-            f"## Table 3 protocol: downstream AUC (up to {n_runs} runs, T = {T}, DT-RFE step {rfe_step}; ours (paper))\n",
+            f"## Table 3 protocol: downstream AUC (up to {n_runs} runs, T = {T}, DT-RFE step {rfe_step}; "
+            f"ours (paper))\n",
             "HistGradientBoostingClassifier(max_iter=100) is the offline stand-in for the paper's LightGBM (100 "
             "trees).\n",
             "| data set | labeled | runs | " + " | ".join(methods) + " | FSCPU wall / CPU s per search |",

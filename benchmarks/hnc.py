@@ -84,7 +84,8 @@ def prepare(name, X):
         levels = np.unique(X[:, j])
         cols.append((X[:, j:j + 1] == levels[None, :]).astype(X.dtype))
     Z = np.concatenate(cols, axis=1)
-    return Z, f"german: the {len(GERMAN_NOMINAL)} nominal attributes one-hot encoded ({X.shape[1]} -> {Z.shape[1]} columns)"
+    return Z, (f"german: the {len(GERMAN_NOMINAL)} nominal attributes one-hot encoded "
+               f"({X.shape[1]} -> {Z.shape[1]} columns)")
 
 
 def load_results():
@@ -256,7 +257,8 @@ def speed_part(quick, lines, device, repeats=3):
            f"{net['n_lab']} rows) contracted into the source: a {n}-node network ({net['i'].size} edges). Device: "
            f"{device}. scipy = `scipy.sparse.csgraph.maximum_flow` (Dinic) once per lambda on the same integer "
            f"capacities. pujax `parametric_min_cut` default (`method='bisect'`: parallel bisection over the lambda "
-           f"indices, 9 warm-started push-relabel solves, 8 rounds per global relabel) and the warm-started sweep (`method='sweep'`, one solve "
+           f"indices, 9 warm-started push-relabel solves, 8 rounds per global relabel) and the warm-started sweep "
+           f"(`method='sweep'`, one solve "
            f"per lambda; the method of the previous results). Times exclude compilation (reported separately). "
            f"The three run interleaved in one process at normal priority; best of {reps} (wall), with the process "
            f"CPU time of that run. Load average (1/5/15 min) at the start of this part: "

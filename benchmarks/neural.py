@@ -215,7 +215,8 @@ def render(db) -> str:
     acc_rows = [k for k in ("mnist", "news20", "unsw", "cifar") if k in db]
     if acc_rows:
         lines += ["## Accuracy", "",
-                  "| data set | n_train / n_test / d | prior | model | epochs | batch | seeds (uPU, nnPU) | uPU (ours) | uPU (paper) "
+                  "| data set | n_train / n_test / d | prior | model | epochs | batch | seeds (uPU, nnPU) "
+                  "| uPU (ours) | uPU (paper) "
                   "| nnPU (ours) | nnPU (paper) | PU ET (paper) | nnPU time |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for k in acc_rows:

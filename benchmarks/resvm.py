@@ -193,7 +193,8 @@ def run_accuracy(names, settings, reps, cv, n_models, log, on_update=None, resul
                     params = {kk: (round(float(v), 6) if isinstance(v, float) else v)
                               for kk, v in res.best_params_.items()}
                     if "gamma" in params and gammas:
-                        params["gamma"] = f"{min(gamma_factors, key=lambda f: abs(f * g0 - res.best_params_['gamma'])):g}x scale"
+                        best = res.best_params_["gamma"]
+                        params["gamma"] = f"{min(gamma_factors, key=lambda f: abs(f * g0 - best)):g}x scale"
                     rec[m] = dict(ap=100 * float(average_precision(np.asarray(yte), score)),
                                   trap=100 * pr_auc_trapezoid(yte, score), params=params,
                                   cv=float(res.best_score_), pos_frac=float(pred.mean()),
@@ -387,7 +388,8 @@ def write_md(args, speed, acc, names, echo=True):
         md += ["## Speed (same run, interleaved, best of repeats)", "",
                "50 RBF base models, RESVM resamples of (100 P + 1000 U) x 54 covtype features "
                "(n_pos=100, n_unl=1000, C=1, gamma='scale'); anchor = 50 `sklearn.svm.SVC` fits on the same resamples "
-               "with the same per-class C (class_weight). Decision function: the 50 base models on 20,000 covtype rows.",
+               "with the same per-class C (class_weight). Decision function: the 50 base models on 20,000 "
+               "covtype rows.",
                "", "| task | scikit-learn (s) | pujax (s) | ratio pujax / sklearn | target |", "|---|---|---|---|---|",
                f"| fit 50 base models | {speed['fit_sk']:.2f} | {speed['fit_jax']:.2f} | {fr:.2f} | <= 1 "
                f"({'met' if fr <= 1 else 'NOT met'}) |",
@@ -433,11 +435,13 @@ def write_md(args, speed, acc, names, echo=True):
             for q in recs:
                 R = q["RESVM"]
                 md.append(f"  - rep {q['rep']}: {R['trap']:.1f} / {R['ap']:.1f}, {R['params']}, cv {R['cv']:.3f}, "
-                          f"pos-frac {R['pos_frac']:.3f}, edges {R['edge'] or '-'}; BAG {q.get('BAG', {}).get('params', '-')}; "
+                          f"pos-frac {R['pos_frac']:.3f}, edges {R['edge'] or '-'}; "
+                          f"BAG {q.get('BAG', {}).get('params', '-')}; "
                           f"CWSVM {q.get('CWSVM', {}).get('params', '-')}; {q['secs']:.0f} s")
         md += [""]
     md += ["Notes: covtype = the 10,000-row sample in ../shared/data (class 2 = Lodgepole Pine = label 1 of LIBSVM's "
-           "covtype.binary = positive), every feature min-max scaled to [0, 1] over the sample (as covtype.binary.scale; "
+           "covtype.binary = positive), every feature min-max scaled to [0, 1] over the sample "
+           "(as covtype.binary.scale; "
            "indicators stay 0/1); "
            "test sets 2,000 P + 2,000 N drawn disjoint from training (paper: 20,000 + 20,000 from the full set). "
            "cancer = the original 699-row Wisconsin set (9 features, missing values as loaded by pujax.datasets; "

@@ -26,7 +26,9 @@
 
 # %%
 import os
-import numpy as np, matplotlib.pyplot as plt, jax
+import numpy as np
+import matplotlib.pyplot as plt
+import jax
 from sklearn.ensemble import AdaBoostClassifier, GradientBoostingClassifier
 from sklearn.tree import DecisionTreeClassifier
 from pujax.datasets import load

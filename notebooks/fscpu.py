@@ -23,7 +23,8 @@
 # # !pip install -q git+https://github.com/<owner>/pujax.git
 
 # %%
-import numpy as np, matplotlib.pyplot as plt
+import numpy as np
+import matplotlib.pyplot as plt
 from pujax.feature_selection import FSCPU, make_fscpu_synthetic, feature_selection_recall, TABLE1_CONDITIONS
 
 # %% [markdown]

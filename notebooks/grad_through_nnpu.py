@@ -30,7 +30,8 @@
 
 # %%
 import numpy as np
-import jax, jax.numpy as jnp
+import jax
+import jax.numpy as jnp
 import optax
 import flax.linen as nn
 from sklearn.datasets import load_breast_cancer

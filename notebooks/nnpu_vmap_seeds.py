@@ -28,9 +28,12 @@
 # (or `pip install pujax` once released). Locally: pip install -e .[bench]
 
 # %%
-import os, time, urllib.request
+import os
+import time
+import urllib.request
 import numpy as np
-import jax, jax.numpy as jnp
+import jax
+import jax.numpy as jnp
 import matplotlib.pyplot as plt
 from pujax.neural import NNPUClassifier, fit_many
 from pujax.datasets import load

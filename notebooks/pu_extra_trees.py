@@ -24,8 +24,10 @@
 # # !pip install -q git+https://github.com/<owner>/pujax.git
 
 # %%
-import os, time
-import numpy as np, matplotlib.pyplot as plt
+import os
+import time
+import numpy as np
+import matplotlib.pyplot as plt
 from pujax.datasets import load
 from pujax.trees import PUExtraTreesClassifier, SupervisedET, NaivePUET
 DATA = os.environ.get('PUJAX_DATA', '../../shared/data')  # folder with mnist/mnist.npz

@@ -26,7 +26,8 @@
 # In Colab: install pujax (uncomment). For a GPU runtime add the cuda extra: pip install 'pujax[cuda] @ ...'
 # # !pip install -q 'pujax @ git+https://github.com/<org>/pujax'
 import time
-import jax, jax.numpy as jnp, numpy as np
+import jax
+import jax.numpy as jnp
 import pujax
 from pujax import metrics
 print(jax.devices())

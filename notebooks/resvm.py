@@ -22,7 +22,8 @@
 # # !pip install -q git+https://github.com/<owner>/pujax.git
 
 # %%
-import numpy as np, matplotlib.pyplot as plt
+import numpy as np
+import matplotlib.pyplot as plt
 from sklearn.metrics import precision_recall_curve, roc_curve, average_precision_score
 from pujax.svm import CWSVMClassifier, BaggingSVMClassifier, RESVMClassifier, pu_grid_search
 from pujax.data.synthetic import make_circle_data, make_label_noise_setting

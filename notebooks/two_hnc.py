@@ -20,7 +20,8 @@
 
 # %%
 # In Colab: !pip install -q git+https://github.com/<org>/pujax  (or `pip install pujax`)
-import numpy as np, matplotlib.pyplot as plt
+import numpy as np
+import matplotlib.pyplot as plt
 from sklearn.datasets import make_moons
 from pujax.graph.hnc import TwoHNC, default_lambdas
 

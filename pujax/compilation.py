@@ -3,7 +3,8 @@ counter of XLA compilations for tests and benchmarks.
 
 Every jit program of pujax sees array shapes from a small geometric set: a row count ``n`` is padded (with
 zero-weight or masked rows) to :func:`bucket_size` ``(n)``, the smallest size ``ceil8(2^(k/4)) >= n`` -- at most
-25 % padding (under 20 % above 1,000 rows), and data of a similar size (505 and 450 rows both go to 512) runs the same program.
+25 % padding (under 20 % above 1,000 rows), and data of a similar size (505 and 450 rows both go to 512) runs the
+same program.
 """
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ to arrays by key. Loading never imports a module or calls a function named by th
 Any failure is a ``ValueError`` that names the file and what is wrong.
 
 Schema strings: ``int``, ``float``, ``bool``, ``str``, ``none``, ``dict`` (str keys, scalar values), unions with
-``|``; ``tree`` (nested str-keyed dicts and lists of arrays and scalars, e.g. flax variables); arrays ``K[d1,d2,...]`` with ``K`` in ``f`` (float), ``i`` (signed int), ``u`` (unsigned int), ``b`` (bool),
+``|``; ``tree`` (nested str-keyed dicts and lists of arrays and scalars, e.g. flax variables); arrays
+``K[d1,d2,...]`` with ``K`` in ``f`` (float), ``i`` (signed int), ``u`` (unsigned int), ``b`` (bool),
 ``num`` (any numeric or bool), ``any`` (numeric, bool or str), ``str``, and each ``d`` an int, ``*`` (any size) or
 a name; ``model:Name`` (a registered model), ``estimator`` (a nested registered estimator), ``list[estimator]``. A
 trailing ``?`` makes the attribute optional.
@@ -29,6 +30,7 @@ import json
 import os
 import re
 import zipfile
+
 import numpy as np
 
 __all__ = ["save_estimator", "load_estimator", "register_estimator", "register_model", "fitted_schema",

@@ -34,7 +34,7 @@ of a constant prediction, :func:`node_value` gives :math:`v^* = W_p / (W_p + W_n
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -110,7 +110,8 @@ def get_loss(loss) -> Callable:
     try:
         return LOSSES[loss]
     except (KeyError, TypeError):
-        raise ValueError(f"loss={loss!r} is not valid; choose one of {sorted(LOSSES)} or pass a callable ell(z).") from None
+        raise ValueError(
+            f"loss={loss!r} is not valid; choose one of {sorted(LOSSES)} or pass a callable ell(z).") from None
 
 
 # --------------------------------------------------------------------------------------------------- risks

@@ -206,8 +206,9 @@ def validate_fit_data(estimator, X, s, sample_weight=None, *, accept_sparse: boo
     """Validate an estimator's training data the scikit-learn way; return ``(X, s01, sample_weight)``.
 
     Sets ``estimator.n_features_in_``, ``feature_names_in_`` (pandas input) and, with ``set_classes``,
-    ``classes_`` (the two values of ``s``; see :func:`encode_pu_labels`). ``X`` comes back as a C-contiguous float32 array (or a float32 sparse
-    matrix when ``accept_sparse`` allows it), ``s01`` as int32 {0, 1}, ``sample_weight`` as float32 or ``None``.
+    ``classes_`` (the two values of ``s``; see :func:`encode_pu_labels`). ``X`` comes back as a C-contiguous float32
+    array (or a float32 sparse matrix when ``accept_sparse`` allows it), ``s01`` as int32 {0, 1}, ``sample_weight``
+    as float32 or ``None``.
     """
     X, s = validate_data(estimator, X, s, reset=True, accept_sparse=accept_sparse, dtype=_FLOAT_DTYPES,
                          ensure_min_samples=2, y_numeric=False)

@@ -328,7 +328,7 @@ def test_save_load_pickle_clone(toy, tmp_path):
     with pytest.raises(NotFittedError):
         fresh.predict(X)
     with pytest.raises(NotFittedError):
-        fresh.feature_importances_
+        _ = fresh.feature_importances_
 
 
 def test_bad_input(toy):

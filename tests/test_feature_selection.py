@@ -32,7 +32,6 @@ from pujax.feature_selection import (
     semi_jmi_select,
 )
 from pujax.feature_selection.gmm import _first_argmin_rows, gmm_m_step, kmeans, kmeans_plusplus
-from pujax.feature_selection.selector import _devices_for, minmax_scale
 from pujax.feature_selection.igo import (
     SearchConfig,
     cache_init,
@@ -43,6 +42,7 @@ from pujax.feature_selection.igo import (
     mask_key,
     pack_mask,
 )
+from pujax.feature_selection.selector import _devices_for, minmax_scale
 
 # ---------------------------------------------------------------------------------------------- objective (eq. 5)
 

@@ -7,10 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
+from _estimators import fast_instance, public_estimator_classes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from _estimators import fast_instance, public_estimator_classes
 
 FUZZ = settings(max_examples=8, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))

@@ -90,7 +90,7 @@ def test_parametric_matches_scipy_at_every_lambda(seed, direction, method):
 
 def test_brute_force_tiny_graphs():
     rng = np.random.default_rng(5)
-    for trial in range(4):
+    for _ in range(4):
         n = 7
         i, j, w, a_s, a_t, b = random_network(rng, n, p=0.5)
         res = parametric_min_cut(i, j, w, (a_s, np.zeros(n)), (a_t, b), LAMS, scale=1, **PAD)

@@ -7,9 +7,9 @@ import shutil
 
 import numpy as np
 import pytest
+from _estimators import fast_instance, public_estimator_classes
 from sklearn.base import BaseEstimator
 
-from _estimators import fast_instance, public_estimator_classes
 from pujax.base import PUClassifierMixin
 from pujax.persistence import FORMAT, fitted_schema, load_estimator, register_estimator, save_estimator
 

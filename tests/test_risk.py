@@ -39,8 +39,8 @@ def problem():
 @pytest.mark.parametrize("name", list(NP_LOSSES))
 def test_losses_match_numpy(name):
     z = np.linspace(-8, 8, 101)
-    np.testing.assert_allclose(np.asarray(risk.get_loss(name)(jnp.asarray(z, jnp.float64) if jax.config.jax_enable_x64 else z.astype(np.float32))),
-                               NP_LOSSES[name](z), rtol=2e-5, atol=2e-6)
+    z_in = jnp.asarray(z, jnp.float64) if jax.config.jax_enable_x64 else z.astype(np.float32)
+    np.testing.assert_allclose(np.asarray(risk.get_loss(name)(z_in)), NP_LOSSES[name](z), rtol=2e-5, atol=2e-6)
 
 
 @pytest.mark.parametrize("name", list(NP_LOSSES))
@@ -71,7 +71,8 @@ def test_upu_is_unbiased_for_pn_risk():
     y = (r.random(n) < prior).astype(int)
     x = r.normal(loc=np.where(y == 1, 1.0, -1.0))
     g_all = 1.5 * x  # a fixed scoring function
-    pn = prior * np.mean(NP_LOSSES["sigmoid"](g_all[y == 1])) + (1 - prior) * np.mean(NP_LOSSES["sigmoid"](-g_all[y == 0]))
+    sig = NP_LOSSES["sigmoid"]
+    pn = prior * np.mean(sig(g_all[y == 1])) + (1 - prior) * np.mean(sig(-g_all[y == 0]))
     pos = np.flatnonzero(y == 1)
     est = []
     draw = jax.jit(lambda g, s: risk.upu_risk(g, s, prior, "sigmoid"))

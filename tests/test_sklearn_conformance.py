@@ -8,9 +8,8 @@ suite stays fast; ``benchmarks/conformance.py`` runs the same checks on the true
 import warnings
 
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
-
 from _estimators import fast_instance, public_estimator_classes
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 
 def _instances():

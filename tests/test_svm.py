@@ -64,7 +64,8 @@ def test_solver_matches_sklearn_svc(batch):
         # same optimum: dual objectives agree (sklearn's dual_coef_ = alpha * y on its support vectors)
         a_ref = np.zeros(N)
         a_ref[svc.support_] = np.abs(svc.dual_coef_[0])
-        f_ref = float(dual_objective(jnp.asarray(Ks[k], jnp.float32), jnp.arange(N), y, jnp.asarray(a_ref, jnp.float32)))
+        f_ref = float(dual_objective(jnp.asarray(Ks[k], jnp.float32), jnp.arange(N), y,
+                                     jnp.asarray(a_ref, jnp.float32)))
         f_ours = float(dual_objective(Ks[k], jnp.arange(N), y, sol.alpha[k]))
         assert f_ours <= f_ref + 1e-3 * max(1.0, abs(f_ref))
 

@@ -135,11 +135,11 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         Slots of the memo table of objective values by mask (0 disables it). The GMM behind f(phi) is seeded by
         a key derived from the mask and the search's seed, so within a search f is a deterministic function of
         the mask (each mask still gets its own random k-means++ initialisation) and a mask sampled again reuses
-        its stored value instead of re-fitting the mixture (measured: 7 % of the fits skipped on Spambase, 17 % on
-        Ionosphere; masks repeat once theta is near 0 or 1 for most features). Exact: the search is the same with ``cache_size=0`` (tested). The
-        table is searched by comparing all slots and refilled as a ring (oldest entry replaced). It saves time
-        only where the per-candidate branch is a real branch, i.e. ``n_searches=1`` with
-        ``candidate_batching="map"`` (the CPU default); under ``vmap`` it stays exact but skips nothing.
+        its stored value instead of re-fitting the mixture (masks repeat once theta is near 0 or 1 for most
+        features). Exact: the search is the same with ``cache_size=0``. The table is searched by comparing all
+        slots and refilled as a ring (oldest entry replaced). It saves time only where the per-candidate branch
+        is a real branch, i.e. ``n_searches=1`` with ``candidate_batching="map"`` (the CPU default); under
+        ``vmap`` it stays exact but skips nothing.
     n_jobs : int or None, default=-1
         Devices the candidates of a step are split across (``shard_map`` inside the search's ``lax.scan``; each
         device fits its share, then the values are all-gathered): -1 = all devices of the default backend, None
@@ -270,7 +270,8 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
-        """Search the feature mask on PU data ``X`` (n, d) with PU labels ``y`` (1 = labeled positive, 0 = unlabeled)."""
+        """Search the feature mask on PU data ``X`` (n, d) with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).
+        """
         X, s, _ = validate_fit_data(self, X, y, set_classes=False)
         n, d = X.shape
         check_in(self.variant, "variant", VARIANTS)

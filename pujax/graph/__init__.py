@@ -6,8 +6,8 @@
   or warm-started sweep; exact nested cuts).
 - :mod:`pujax.graph.hnc`: :class:`TwoHNC`, the 2-HNC classifier of Hochbaum & Nitayanont.
 """
-from pujax.graph.knn import NeighborGraph, knn_graph, knn_search, neighbor_lists
 from pujax.graph.hnc import TwoHNC, default_lambdas
+from pujax.graph.knn import NeighborGraph, knn_graph, knn_search, neighbor_lists
 from pujax.graph.maxflow import min_cut
 from pujax.graph.parametric import ParametricCut, parametric_min_cut
 

@@ -34,9 +34,9 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
-from pujax.persistence import register_estimator
 from pujax.graph.knn import knn_search, neighbor_lists
 from pujax.graph.parametric import parametric_min_cut
+from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.validation import as_key, check_in
 

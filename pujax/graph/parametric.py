@@ -35,11 +35,11 @@ crossed the cut -- and becomes a saturated source arc). Nodes that move up resta
 The cut values are then the capacities of the nested cuts, summed exactly in integers.
 
 Method ``"sweep"`` (warm start, Gallo et al. 1989): lambdas are processed in the direction in which source capacities
-rise and sink capacities fall. Moving to the next lambda, the increase of a source arc is added to the node's excess, and a sink
-arc whose new capacity is below its flow gives the difference back as excess; residual arcs are only removed, so the
-distance labels stay valid and the previous preflow is reused. When nothing active changed, the previous cut is
-kept without any work. The lambda list is split into ``n_lanes`` contiguous chunks solved in parallel by ``vmap``
-(each chunk cold-starts once and is warm-started within).
+rise and sink capacities fall. Moving to the next lambda, the increase of a source arc is added to the node's
+excess, and a sink arc whose new capacity is below its flow gives the difference back as excess; residual arcs are
+only removed, so the distance labels stay valid and the previous preflow is reused. When nothing active changed,
+the previous cut is kept without any work. The lambda list is split into ``n_lanes`` contiguous chunks solved in
+parallel by ``vmap`` (each chunk cold-starts once and is warm-started within).
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Using the nnPU objective in your own optax loop: see :func:`pujax.risk.nnpu_obje
 ``notebooks/grad_through_nnpu.ipynb``.
 """
 from pujax.neural.estimator import NNPUClassifier
-from pujax.neural.models import AllConvNet, Linear, MLP, make_model
+from pujax.neural.models import MLP, AllConvNet, Linear, make_model
 from pujax.neural.train import (
     TrainConfig,
     batch_layout,

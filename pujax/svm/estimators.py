@@ -285,7 +285,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
             warnings.warn(
                 f"{int(np.sum(~conv))} of {conv.size} SVM base model(s) did not reach the KKT tolerance "
                 f"tol={self.tol} within max_iter={self.max_iter} steps (max gap {float(np.max(gap)):.3g}); "
-                f"increase max_iter or tol.", ConvergenceWarning)
+                f"increase max_iter or tol.", ConvergenceWarning, stacklevel=2)
         return self
 
     # -- predict --------------------------------------------------------------------------------------------------

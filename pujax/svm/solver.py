@@ -12,7 +12,10 @@ sequential minimal optimisation with the second-order working-set selection of F
 "WSS2"): at every step the maximal violating index ``i`` and the ``j`` that maximises the second-order decrease of
 the objective are updated analytically. It stops when the maximal KKT violation
 
-.. math::  m(\alpha) - M(\alpha) = \max_{t \in I_{up}} -y_t\nabla_t f - \min_{t \in I_{low}} -y_t\nabla_t f \le \text{tol}
+.. math::
+
+    m(\alpha) - M(\alpha) = \max_{t \in I_{up}} -y_t\nabla_t f - \min_{t \in I_{low}} -y_t\nabla_t f
+    \le \text{tol}
 
 (the same criterion as LIBSVM, whose default ``tol`` is 1e-3). In exact arithmetic this algorithm converges to an
 optimum of the dual (Fan et al. 2005, Theorem 3 / Chen, Fan & Lin 2006); the running gradient is recomputed exactly
@@ -171,7 +174,8 @@ def solve_svm_batch(K, idx, y, C, tol=1e-3, max_iter=100_000, refresh=2_000) -> 
 
     ``K`` is one shared (N, N) kernel matrix, or a (B, N, N) stack (one per problem, e.g. a gamma grid);
     ``idx``, ``y``, ``C`` are (B, n). With ``idx=None``, ``K`` is a (B, n, n) stack of each problem's own kernel
-    matrix (rows are then plain slices: the fastest form when B n^2 fits in memory). Returns an :class:`SVMSolution` with a leading axis B.
+    matrix (rows are then plain slices: the fastest form when B n^2 fits in memory). Returns an
+    :class:`SVMSolution` with a leading axis B.
     """
     if idx is None:  # one dense (n, n) kernel matrix per problem
         fn = jax.vmap(lambda K_, y_, c_: solve_svm(K_, None, y_, c_, tol, max_iter, refresh))

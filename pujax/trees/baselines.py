@@ -95,7 +95,7 @@ class PUBaggingClassifier(PUClassifierMixin, BaseEstimator):
         oob_sum = np.zeros(len(unl))
         oob_cnt = np.zeros(len(unl))
         with progress(n_bags, desc=type(self).__name__, verbose=bool(self.verbose)) as bar:
-            for b in range(n_bags):
+            for _ in range(n_bags):
                 pick = rng.integers(0, len(unl), size=k)
                 rows = np.concatenate([pos, unl[pick]])
                 y = np.concatenate([np.ones(len(pos), np.int64), np.zeros(k, np.int64)])

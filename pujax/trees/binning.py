@@ -10,7 +10,6 @@ by raw values.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 __all__ = ["BinnedData", "fit_bins", "split_thresholds", "MAX_BINS"]

@@ -219,7 +219,8 @@ def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
     c1 = np.array([int(s[r].sum()) for r in tree_rows], dtype=np.int64)
     c0 = np.array([len(r) for r in tree_rows], dtype=np.int64) - c1
     wu, rho, sigma = dev["wu"], dev["rho"], dev["sigma"]
-    root_risk = np.asarray(_root_risk(jnp.asarray(_pad(c1.astype(np.int32), 128)), jnp.asarray(_pad(c0.astype(np.int32), 128)),
+    root_risk = np.asarray(_root_risk(jnp.asarray(_pad(c1.astype(np.int32), 128)),
+                                      jnp.asarray(_pad(c0.astype(np.int32), 128)),
                                       wu, rho, sigma, risk=risk, loss=loss))[:nt] if nt <= 128 else np.asarray(
         _root_risk(jnp.asarray(c1.astype(np.int32)), jnp.asarray(c0.astype(np.int32)), wu, rho, sigma, risk=risk,
                    loss=loss))

@@ -27,9 +27,9 @@ from pujax.risk import NODE_RISK_LOSSES
 from pujax.trees.binning import MAX_BINS, fit_bins
 from pujax.trees.builder import grow_forest
 from pujax.trees.predict import forest_apply, forest_mean_value, prepare_traversal
+from pujax.validation import as_key, check_in, check_int
 
 _TRAVERSALS = weakref.WeakKeyDictionary()  # estimator -> (forest_, traversal arrays)
-from pujax.validation import as_key, check_in, check_int
 
 __all__ = [
     "PUDecisionTreeClassifier",
