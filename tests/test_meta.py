@@ -2,7 +2,6 @@
 scikit-learn loop, scipy, finite differences, or data with known labels)."""
 import numpy as np
 import pytest
-from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
