@@ -124,7 +124,7 @@ def test_bad_inputs_raise_errors_naming_the_argument(fn, kw, lab, second):
     if lab == "s":
         bad["no labeled"] = ({lab: np.zeros(6, int)}, "s has no labeled positive")
         bad["no unlabeled"] = ({lab: np.ones(6, int)}, "s has no unlabeled row")
-    for what, (change, msg) in bad.items():
+    for change, msg in bad.values():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with pytest.raises(ValueError, match=msg):

@@ -15,10 +15,11 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import LogisticRegression
 
 from pujax import prior as P
-from pujax.prior import _common, bbe
 from pujax.base import PUClassifierMixin
 from pujax.prior import (
     PriorEstimate,
+    _common,
+    bbe,
     bbe_bootstrap,
     bbe_estimate,
     case_control_to_censoring,

@@ -41,6 +41,7 @@ from jax import lax
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
+from pujax.persistence import register_estimator
 from pujax.boosting.stumps import (
     coded_weight_sums,
     draw_thresholds,
@@ -53,7 +54,6 @@ from pujax.boosting.stumps import (
     stump_predict,
     threshold_bounds,
 )
-from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_int
 
@@ -541,7 +541,8 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         if self.n_estimators_ == 0:
             return
         F = np.asarray(adapu_staged_decision_function(self._model(), jnp.asarray(X)))
-        yield from F
+        for row in F:
+            yield row
 
     def staged_predict(self, X):
         """Yield the class predictions (in ``classes_``) after each round."""

@@ -23,10 +23,28 @@ from __future__ import annotations
 import warnings
 
 from pujax.metrics._checks import DegeneratePredictorWarning, UndefinedMetricWarning
-from pujax.metrics.classification import (accuracy, average_precision, balanced_accuracy, confusion_counts,
-                                          f1_score, precision, recall, roc_auc)
-from pujax.metrics.pu import (lee_liu_score, pu_accuracy, pu_balanced_accuracy, pu_f1_score, pu_lift_auc,
-                              pu_precision, pu_recall, pu_roc_auc, pu_score, pu_zero_one_risk)
+from pujax.metrics.classification import (
+    accuracy,
+    average_precision,
+    balanced_accuracy,
+    confusion_counts,
+    f1_score,
+    precision,
+    recall,
+    roc_auc,
+)
+from pujax.metrics.pu import (
+    lee_liu_score,
+    pu_accuracy,
+    pu_balanced_accuracy,
+    pu_f1_score,
+    pu_lift_auc,
+    pu_precision,
+    pu_recall,
+    pu_roc_auc,
+    pu_score,
+    pu_zero_one_risk,
+)
 from pujax.metrics.report import pu_classification_report
 from pujax.metrics.scorer import PUScorer, make_pu_scorer
 

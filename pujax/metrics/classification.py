@@ -12,7 +12,6 @@ import warnings
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from pujax.metrics._checks import UndefinedMetricWarning, check_pair, is_traced
 

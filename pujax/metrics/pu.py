@@ -24,7 +24,8 @@ The estimates, each a ratio of consistent estimators of population quantities:
     F_1 &= 2 \pi \hat R / (\pi + q) && \text{(P3) } 2PR/(P+R) \text{ with (P2)} \\
     \text{accuracy} &= 1 - \pi - q + 2 \pi \hat R && \text{(P4) } TP + TN = \pi R + (1 - q - \pi(1 - R)) \\
     \text{FPR} &= (q - \pi \hat R) / (1 - \pi) && \text{(P5) } q = \pi\,TPR + (1 - \pi)\,FPR \\
-    \text{AUL} &= \hat P(g(x_l) > g(x')) + \tfrac12 \hat P(g(x_l) = g(x')) && \text{(P6) } x_l \text{ labeled, } x' \text{ a population row} \\
+    \text{AUL} &= \hat P(g(x_l) > g(x')) + \tfrac12 \hat P(g(x_l) = g(x')) && \text{(P6) } x_l \text{ labeled, }
+    x' \text{ a population row} \\
     \text{AUC} &= (\text{AUC}_{LU} - \alpha / 2) / (1 - \alpha) && \text{(P7)}
 
 (P4) is one minus the unbiased PU 0-1 risk (:func:`pu_zero_one_risk`, PU ET paper eq. (4) with the zero-one loss)
@@ -52,8 +53,14 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from pujax.metrics._checks import (check_metric_prior, check_pu_pair, check_scenario, is_traced,
-                                   warn_constant_scores, warn_degenerate)
+from pujax.metrics._checks import (
+    check_metric_prior,
+    check_pu_pair,
+    check_scenario,
+    is_traced,
+    warn_constant_scores,
+    warn_degenerate,
+)
 from pujax.metrics.classification import _div, _labels, _mann_whitney
 from pujax.risk import upu_risk
 

@@ -3,10 +3,24 @@ from __future__ import annotations
 
 import warnings
 
-from pujax.metrics._checks import (DegeneratePredictorWarning, check_metric_prior, check_pu_pair,
-                                   check_scenario, warn_constant_scores, warn_degenerate)
-from pujax.metrics.pu import (lee_liu_score, pu_accuracy, pu_balanced_accuracy, pu_f1_score, pu_lift_auc,
-                              pu_precision, pu_recall, pu_roc_auc)
+from pujax.metrics._checks import (
+    DegeneratePredictorWarning,
+    check_metric_prior,
+    check_pu_pair,
+    check_scenario,
+    warn_constant_scores,
+    warn_degenerate,
+)
+from pujax.metrics.pu import (
+    lee_liu_score,
+    pu_accuracy,
+    pu_balanced_accuracy,
+    pu_f1_score,
+    pu_lift_auc,
+    pu_precision,
+    pu_recall,
+    pu_roc_auc,
+)
 from pujax.validation import check_int
 
 __all__ = ["pu_classification_report"]

@@ -10,8 +10,17 @@ import numbers
 import numpy as np
 
 from pujax.metrics._checks import check_scenario
-from pujax.metrics.pu import (lee_liu_score, pu_accuracy, pu_balanced_accuracy, pu_f1_score, pu_lift_auc,
-                              pu_precision, pu_recall, pu_roc_auc, pu_zero_one_risk)
+from pujax.metrics.pu import (
+    lee_liu_score,
+    pu_accuracy,
+    pu_balanced_accuracy,
+    pu_f1_score,
+    pu_lift_auc,
+    pu_precision,
+    pu_recall,
+    pu_roc_auc,
+    pu_zero_one_risk,
+)
 from pujax.risk import get_loss, nnpu_risk, upu_risk
 from pujax.validation import check_binary_labels, check_in, check_prior, check_pu_labels
 

@@ -1,14 +1,15 @@
 """scikit-learn estimator for the nnPU / uPU / PN neural baselines (Kiryo et al. 2017; DESIGN §3.3)."""
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator
 
+import jax
+import jax.numpy as jnp
+
 from pujax.base import PUClassifierMixin
-from pujax.neural.train import RISKS, _get_compiled, make_config
 from pujax.persistence import register_estimator
+from pujax.neural.train import RISKS, _get_compiled, make_config
 from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
 

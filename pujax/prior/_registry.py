@@ -2,8 +2,9 @@
 with defaults and checks, and a ``run`` function); ``estimate_prior`` validates the options and calls ``run``."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 

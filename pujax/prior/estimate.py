@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 
 from pujax.prior import bbe, elkan_noto, tice
-from pujax.prior._registry import Context
 from pujax.prior._common import PRIOR_EPS, PriorEstimate, label_frequency_from_prior, seed_from
+from pujax.prior._registry import Context
 from pujax.prior._scores import classifier_name, cross_fit_scores
 from pujax.validation import check_float, check_in, check_int, check_X_s
 
