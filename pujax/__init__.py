@@ -15,7 +15,7 @@ Estimators (scikit-learn API, ``fit(X, s)`` with ``s`` = 1 for labeled positives
 * class-prior estimation: :func:`estimate_prior` -- ``pujax.prior``.
 
 Building blocks: ``pujax.risk`` (losses, uPU/nnPU risks, closed-form node risks), ``pujax.metrics``,
-``pujax.data`` (PU splits), ``pujax.datasets`` (real-data loaders), ``pujax.validation``.
+``pujax.model_selection``, ``pujax.data`` (PU splits), ``pujax.datasets`` (real-data loaders), ``pujax.validation``.
 Submodules and estimators are imported lazily, so ``import pujax`` stays fast.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = (
     "risk", "metrics", "data", "datasets", "validation", "base", "persistence", "progress", "prior", "devices",
-    "compilation",
+    "compilation", "model_selection",
     "trees", "boosting", "svm", "graph", "neural", "feature_selection", "meta",
 )
 
@@ -52,6 +52,9 @@ _ESTIMATORS = {
     "make_censoring": "data",
     "contaminate": "data",
     "load": "datasets",
+    "PUStratifiedKFold": "model_selection",
+    "pu_train_test_split": "model_selection",
+    "make_pu_scorer": "model_selection",
 }
 
 __all__ = sorted(_SUBMODULES + tuple(_ESTIMATORS))
