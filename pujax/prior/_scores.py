@@ -3,22 +3,32 @@
 The rows are split into ``n_folds`` folds stratified by ``s``; a fresh clone of the classifier is trained on the
 other folds and each row is scored by the model that did not see it. Exact duplicate rows are kept in one fold, so
 that in case-control data where U holds copies of the labeled rows (as in the papers' setup) a labeled row is never
-scored by a model that saw its unlabeled copy.
+scored by a model that saw its unlabeled copy. A value repeated in more than ``MAX_GROUP`` rows (low-cardinality or
+boolean features) is not a copy but a common value: its rows are spread over the folds like distinct rows, so that
+every fold's model sees every common value (keeping them together would train and score on disjoint regions).
 """
 from __future__ import annotations
 
 import numpy as np
 
 PCA_ABOVE = 256  # the default classifier projects wider data on 50 principal components first
+MAX_GROUP = 8  # duplicate groups up to this size stay in one fold; larger ones are spread like distinct rows
 EARLY_STOPPING_MIN_CLASS = 20  # early stopping holds out 15 % stratified: each class needs a few rows there
 
 
-def duplicate_groups(X):
-    """Group id per row; exact duplicate rows share an id."""
+def duplicate_groups(X, max_group=MAX_GROUP):
+    """Group id per row: exact duplicate rows share an id when at most ``max_group`` rows hold that value; the
+    rows of a larger group each get an id of their own."""
     Xc = np.ascontiguousarray(X)
     view = Xc.view(np.dtype((np.void, Xc.dtype.itemsize * Xc.shape[1]))).ravel()
     _, inverse = np.unique(view, return_inverse=True)
-    return inverse.ravel()
+    inverse = inverse.ravel()
+    big = np.bincount(inverse)[inverse] > max_group
+    if not big.any():
+        return inverse
+    ids = inverse.copy()
+    ids[big] = inverse.max() + 1 + np.arange(int(big.sum()))
+    return np.unique(ids, return_inverse=True)[1].ravel()
 
 
 def stratified_folds(groups, s, n_folds, rng):
@@ -81,7 +91,7 @@ def cross_fit_scores(X, s, classifier, n_folds, seed, need_proba, n_jobs=1, meth
     folds = stratified_folds(duplicate_groups(X), s, n_folds, rng)
     for f in range(n_folds):
         tr, te = folds != f, folds == f
-        if s[tr].min() == s[tr].max() or s[te].sum() == 0 or (1 - s[te]).sum() == 0:
+        if not tr.any() or s[tr].min() == s[tr].max() or s[te].sum() == 0 or (1 - s[te]).sum() == 0:
             raise ValueError(
                 f"cannot build {n_folds} folds with both labeled and unlabeled rows in each (n_labeled="
                 f"{int(s.sum())}, n_unlabeled={int((1 - s).sum())}); pass fewer n_folds or more labeled rows."

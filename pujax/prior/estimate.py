@@ -139,6 +139,11 @@ def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, r
             f"estimate_prior needs at least n_folds={n_folds} labeled and unlabeled rows; got n_labeled={n_l}, "
             f"n_unlabeled={n_u}."
         )
+    if X.shape[0] > 1 and not np.any(X != X[:1]):
+        raise ValueError(
+            "X holds a single distinct row (every column is constant): labeled and unlabeled rows cannot be told "
+            "apart, so the class prior is not identifiable from X; pass features that vary between rows."
+        )
     seed = seed_from(random_state)
     diag = {"n_labeled": n_l, "n_unlabeled": n_u, "n_folds": n_folds, "confidence": confidence,
             "interval": interval, "seed": seed}
