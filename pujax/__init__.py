@@ -11,7 +11,8 @@ Estimators (scikit-learn API, ``fit(X, s)`` with ``s`` = 1 for labeled positives
 * graph cuts (Hochbaum & Nitayanont): :class:`TwoHNC` -- ``pujax.graph``;
 * neural uPU / nnPU (Kiryo et al. 2017): :class:`NNPUClassifier` -- ``pujax.neural``;
 * feature selection (Uchikoshi & Akimoto 2025): :class:`FSCPU` -- ``pujax.feature_selection``;
-* around any model (``pujax.meta``): :class:`ElkanNotoClassifier` (Elkan & Noto 2008);
+* around any model (``pujax.meta``): :class:`ElkanNotoClassifier` (Elkan & Noto 2008),
+  :class:`PUBaggingClassifier` (Mordelet & Vert 2014);
 * class-prior estimation: :func:`estimate_prior` -- ``pujax.prior``.
 
 Building blocks: ``pujax.risk`` (losses, uPU/nnPU risks, closed-form node risks), ``pujax.metrics``,
@@ -45,6 +46,7 @@ _ESTIMATORS = {
     "NNPUClassifier": "neural",
     "FSCPU": "feature_selection",
     "ElkanNotoClassifier": "meta",
+    "PUBaggingClassifier": "meta",
     "estimate_prior": "prior",
     "PriorEstimate": "prior",
     "enable_compilation_cache": "compilation",

@@ -15,6 +15,7 @@ FAST = {
     "RESVMClassifier": dict(n_models=5),
     "NNPUClassifier": dict(epochs=5),
     "FSCPU": dict(n_iter=100),
+    "PUBaggingClassifier": dict(n_estimators=10),
 }
 
 

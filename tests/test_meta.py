@@ -85,3 +85,71 @@ def test_elkan_noto_params_errors_and_persistence(tmp_path):
         np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
         assert back.get_params() == est.get_params() or est.estimator is not None
         assert type(back.estimator_) is LogisticRegression and back.c_ == est.c_
+
+
+# ------------------------------------------------------------------------------------------------ bagging PU
+def test_bagging_matches_hand_written_loop():
+    """Same seeds -> the same bags, base models, scores and out-of-bag scores as a plain numpy/sklearn loop."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from pujax.meta import PUBaggingClassifier
+
+    X, y, s = _blobs(n=150, seed=4, shift=1.5)
+    clf = PUBaggingClassifier(n_estimators=7, max_samples=0.5, random_state=11).fit(X, s)
+    seeds = np.random.RandomState(11).randint(np.iinfo(np.int32).max, size=7)
+    P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
+    k = int(round(0.5 * U.size))
+    probas, oob_sum, oob_n = [], np.zeros(len(s)), np.zeros(len(s))
+    for seed in seeds:
+        bag = np.random.RandomState(seed).choice(U, size=k, replace=True)
+        tree = DecisionTreeClassifier(random_state=seed).fit(np.r_[X[P], X[bag]], np.r_[np.ones(P.size), np.zeros(k)])
+        probas.append(tree.predict_proba(X)[:, 1])
+        out = np.setdiff1d(U, bag)
+        oob_sum[out] += tree.predict_proba(X[out])[:, 1]
+        oob_n[out] += 1
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], np.mean(probas, 0))
+    ref_oob = np.where(oob_n > 0, oob_sum / np.maximum(oob_n, 1), np.nan)
+    np.testing.assert_allclose(clf.oob_decision_function_[:, 1], ref_oob)
+    assert np.all(np.isnan(clf.oob_decision_function_[P, 1]))
+    imp = np.mean([DecisionTreeClassifier(random_state=sd).fit(
+        np.r_[X[P], X[b]], np.r_[np.ones(P.size), np.zeros(k)]).feature_importances_
+        for sd, b in ((sd, np.random.RandomState(sd).choice(U, size=k, replace=True)) for sd in seeds)], 0)
+    np.testing.assert_allclose(clf.feature_importances_, imp)
+
+
+def test_bagging_parallel_equals_sequential_and_beats_naive(tmp_path):
+    from sklearn.linear_model import LogisticRegression
+
+    from pujax.meta import PUBaggingClassifier
+
+    X, y, s = _blobs(n=400, seed=5, c=0.3, shift=2.0)
+    one = PUBaggingClassifier(n_estimators=12, random_state=0).fit(X, s)
+    two = PUBaggingClassifier(n_estimators=12, random_state=0, n_jobs=2).fit(X, s)
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+    np.testing.assert_array_equal(one.oob_decision_function_, two.oob_decision_function_)
+    lr = PUBaggingClassifier(LogisticRegression(), n_estimators=12, random_state=0).fit(X, s)
+    naive = LogisticRegression().fit(X, s).predict(X)
+    assert np.mean(lr.predict(X) == y) > np.mean(naive == y) + 0.1
+    with pytest.raises(AttributeError, match="feature_importances_"):
+        _ = lr.feature_importances_
+    one.save(tmp_path / "bag")
+    back = PUBaggingClassifier.load(tmp_path / "bag")
+    np.testing.assert_array_equal(back.predict_proba(X), one.predict_proba(X))
+
+
+def test_saved_tree_with_a_cycle_is_refused(tmp_path):
+    import json
+
+    from pujax.meta import PUBaggingClassifier
+
+    X, y, s = _blobs(n=100)
+    PUBaggingClassifier(n_estimators=2, random_state=0).fit(X, s).save(tmp_path / "bag")
+    doc = json.loads((tmp_path / "bag.json").read_text())
+    tree = doc["fitted"]["__dict__"]["estimators_"][0]["__estimator__"]["fitted"]["__dict__"]["tree_"]["__dict__"]
+    key = tree["nodes"]["__dict__"]["left_child"]["__array__"]
+    with np.load(tmp_path / "bag.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays[key][0] = 0  # the root points to itself
+    np.savez(tmp_path / "bag.npz", **arrays)
+    with pytest.raises(ValueError, match="child indices"):
+        PUBaggingClassifier.load(tmp_path / "bag")

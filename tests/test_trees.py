@@ -307,7 +307,7 @@ def test_pu_bagging(pu):
     assert len(m.estimators_) == 3
     assert m.predict_proba(X).shape == (len(X), 2)
     oob = m.oob_decision_function_
-    assert oob.shape == ((s == 0).sum(),) and np.nanmax(oob) <= 1
+    assert oob.shape == (len(X), 2) and np.nanmax(oob) <= 1 and np.all(np.isnan(oob[s == 1]))
 
 
 # ------------------------------------------------------------------ sklearn API, persistence, errors

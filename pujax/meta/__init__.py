@@ -1,5 +1,6 @@
 """PU learning around any model (DESIGN §2): Elkan-Noto, bagging PU, two-step reliable negatives, a linear
 uPU/nnPU learner and SAR propensity weighting."""
+from pujax.meta.bagging import PUBaggingClassifier
 from pujax.meta.elkan_noto import ElkanNotoClassifier, elkan_noto_weights, estimate_label_frequency
 
-__all__ = ["ElkanNotoClassifier", "estimate_label_frequency", "elkan_noto_weights"]
+__all__ = ["ElkanNotoClassifier", "PUBaggingClassifier", "estimate_label_frequency", "elkan_noto_weights"]

@@ -1,0 +1,214 @@
+r"""Bagging PU learning around any classifier (Mordelet & Vert 2014, Algorithm 1).
+
+For :math:`t = 1..T`: draw :math:`K` rows :math:`U_t` from the unlabeled rows (a bootstrap sample), fit a
+classifier :math:`f_t` of all labeled positives :math:`P` (class 1) against :math:`U_t` (class 0). The score of a
+new row is the mean of :math:`f_t(x)`; the out-of-bag score of an unlabeled row averages only the :math:`f_t`
+whose :math:`U_t` did not contain it (the transductive score of the paper).
+
+Bags are fitted in parallel with joblib (``n_jobs``), in chunks as scikit-learn's ``BaggingClassifier`` does; the
+seeds of the bags are drawn before the split into chunks, so the model does not depend on ``n_jobs``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, clone
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import check_random_state
+
+from pujax.base import PUClassifierMixin
+from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
+from pujax.meta._common import check_base, fit_base, positive_proba
+from pujax.persistence import register_estimator
+from pujax.validation import check_bool, check_float, check_int
+
+__all__ = ["PUBaggingClassifier", "bag_sizes", "draw_bag"]
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+def bag_sizes(max_samples, n_labeled: int, n_unlabeled: int, bootstrap: bool = True) -> int:
+    """Number ``K`` of unlabeled rows per bag: ``None`` = ``n_labeled`` (balanced bags, the paper's choice), an int
+    = that many rows, a float in (0, 1] = that fraction of the unlabeled rows; without replacement at most
+    ``n_unlabeled``."""
+    if max_samples is None:
+        k = n_labeled
+    elif isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
+        k = check_int(max_samples, "max_samples", 1)
+    else:
+        k = int(round(check_float(max_samples, "max_samples", 0.0, 1.0, closed="right") * n_unlabeled))
+    k = max(1, k)
+    return k if bootstrap else min(k, n_unlabeled)
+
+
+def draw_bag(seed: int, unlabeled: np.ndarray, k: int, bootstrap: bool) -> np.ndarray:
+    """Rows of one bag: ``k`` of the ``unlabeled`` indices drawn by ``RandomState(seed)`` (with replacement when
+    ``bootstrap``)."""
+    return np.random.RandomState(seed).choice(unlabeled, size=k, replace=bootstrap)
+
+
+def _with_seed(estimator, seed: int):
+    model = clone(estimator)
+    if "random_state" in model.get_params():
+        model.set_params(random_state=int(seed))
+    return model
+
+
+def _score(model, X) -> np.ndarray:
+    """Positive-class probability, or the 0/1 vote of a model without ``predict_proba``."""
+    if hasattr(model, "predict_proba"):
+        return positive_proba(model, X)
+    return (np.asarray(model.predict(X)) == 1).astype(np.float64)
+
+
+def _fit_chunk(estimator, seeds, X, s, w, k, bootstrap):
+    """Fit the bags of one chunk; return the models and the out-of-bag score sums and counts over all rows."""
+    P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
+    oob_sum, oob_count, models = np.zeros(s.size), np.zeros(s.size), []
+    for seed in seeds:
+        bag = draw_bag(seed, U, k, bootstrap)
+        rows = np.concatenate([P, bag])
+        y = np.concatenate([np.ones(P.size, np.int32), np.zeros(bag.size, np.int32)])
+        model = fit_base(_with_seed(estimator, seed), X[rows], y, None if w is None else w[rows])
+        out = np.setdiff1d(U, bag, assume_unique=False)
+        if out.size:
+            oob_sum[out] += _score(model, X[out])
+            oob_count[out] += 1
+        models.append(model)
+    return models, oob_sum, oob_count
+
+
+@register_estimator
+class PUBaggingClassifier(PUClassifierMixin, BaseEstimator):
+    """Bagging PU classifier: every base model separates all labeled positives from a resample of the unlabeled rows.
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        Base model (cloned per bag); ``None`` is scikit-learn's ``DecisionTreeClassifier()``. Its
+        ``random_state`` is set to the bag's seed.
+    n_estimators : int, default=100
+        Number of bags ``T``.
+    max_samples : int, float or None, default=None
+        Unlabeled rows per bag ``K``: ``None`` = the number of labeled positives (balanced bags), an int = that
+        many, a float in (0, 1] = that fraction of the unlabeled rows.
+    bootstrap : bool, default=True
+        Draw the unlabeled rows of a bag with replacement (the paper's bootstrap sample).
+    n_jobs : int or None, default=None
+        Bags fitted in parallel with joblib (``None`` = 1, ``-1`` = all cores).
+    random_state : int, RandomState or None, default=None
+        Seed of the bags (and of the base models).
+    verbose : int, default=0
+        joblib's verbosity.
+
+    Attributes
+    ----------
+    estimators_ : list of classifiers
+        The fitted base models.
+    oob_decision_function_ : ndarray of shape (n_samples, 2)
+        Out-of-bag class probabilities of the training rows: for an unlabeled row the mean over the bags that did
+        not draw it; NaN for labeled rows (they are in every bag) and for unlabeled rows drawn by every bag.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean of the base models' ``feature_importances_`` (when they have them).
+    classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    References
+    ----------
+    F. Mordelet and J.-P. Vert, "A bagging SVM to learn from positive and unlabeled examples", Pattern
+    Recognition Letters 37 (2014) 201-209, Algorithm 1 (inductive and transductive scores).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pujax.meta import PUBaggingClassifier
+    >>> r = np.random.default_rng(0)
+    >>> y = r.random(400) < 0.5
+    >>> X = r.normal(size=(400, 3)) + 2.5 * y[:, None]
+    >>> s = y & (r.random(400) < 0.5)
+    >>> clf = PUBaggingClassifier(n_estimators=20, random_state=0).fit(X, s)
+    >>> bool(clf.score(X, y) > 0.85), clf.feature_importances_.shape
+    (True, (3,))
+    """
+
+    _needs_prior = False
+    _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*,2]"}
+
+    def __init__(self, estimator=None, *, n_estimators=100, max_samples=None, bootstrap=True, n_jobs=None,
+                 random_state=None, verbose=0):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.bootstrap = bootstrap
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _check_params(self):
+        check_int(self.n_estimators, "n_estimators", 1)
+        check_bool(self.bootstrap, "bootstrap")
+        bag_sizes(self.max_samples, 1, 1, True)
+        check_int(self.n_jobs, "n_jobs", None, allow_none=True)
+        check_int(self.verbose, "verbose", 0)
+        if self.estimator is not None:
+            check_base(self.estimator, proba=False)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``n_estimators`` base models of labeled positives vs a resample of the unlabeled rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            PU labels ``s`` (the greater value marks labeled positives).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Row weights passed to every base model for the rows of its bag.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, s, w, _ = self._validate_fit(X, y, sample_weight)
+        base = DecisionTreeClassifier() if self.estimator is None else self.estimator
+        k = bag_sizes(self.max_samples, int(s.sum()), int((s == 0).sum()), self.bootstrap)
+        seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
+        n_chunks = min(self.n_estimators, max(1, _effective_jobs(self.n_jobs)))
+        chunks = [c for c in np.array_split(seeds, n_chunks) if c.size]
+        out = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(
+            delayed(_fit_chunk)(base, chunk, X, s, w, k, self.bootstrap) for chunk in chunks)
+        self.estimators_ = [m for models, _, _ in out for m in models]
+        oob_sum = np.sum([o for _, o, _ in out], axis=0)
+        oob_count = np.sum([c for _, _, c in out], axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(oob_count > 0, oob_sum / np.maximum(oob_count, 1), np.nan)
+        self.oob_decision_function_ = np.stack([1.0 - p, p], axis=1)
+        return self
+
+    def predict_proba(self, X):
+        """Mean over the base models of their positive-class probability (or 0/1 vote) in column 1."""
+        X = self._validate_predict(X)
+        p = np.mean([_score(m, X) for m in self.estimators_], axis=0)
+        return np.stack([1.0 - p, p], axis=1)
+
+    def decision_function(self, X):
+        """``predict_proba(X)[:, 1] - 0.5`` (positive where more than half the bag mass says positive)."""
+        return self.predict_proba(X)[:, 1] - 0.5
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Mean of the base models' ``feature_importances_``."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "estimators_")
+        if not all(hasattr(m, "feature_importances_") for m in self.estimators_):
+            raise AttributeError(f"the base models ({type(self.estimators_[0]).__name__}) have no "
+                                 f"feature_importances_; use tree-based base models.")
+        return np.mean([m.feature_importances_ for m in self.estimators_], axis=0)
+
+
+def _effective_jobs(n_jobs) -> int:
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(n_jobs)
