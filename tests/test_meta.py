@@ -20,9 +20,9 @@ def _blobs(n=600, seed=0, c=0.5, shift=3.0, d=2):
 
 # ------------------------------------------------------------------------------------------------ Elkan & Noto
 @pytest.mark.parametrize("name,rows", [("breast_cancer", None), ("mushroom", 3000), ("vote", None)])
-def test_elkan_noto_label_frequency_on_real_sets(name, rows):
+def test_elkan_noto_label_frequency_on_real_sets(name, rows, data_dir):
     """c_ within 0.05 of the true label frequency on SCAR (censoring) splits, averaged over three splits."""
-    X, y = pujax.datasets.load(name)
+    X, y = pujax.datasets.load(name, data_dir=data_dir)
     if rows is not None:
         keep = np.random.default_rng(0).permutation(y.size)[:rows]
         X, y = X[keep], y[keep]
