@@ -150,13 +150,13 @@ def test_hand_built_best_split():
     s = np.r_[np.ones(3), np.zeros(10)]
     tree = PUDecisionTreeClassifier(prior=0.5, max_depth=1, n_bins=256).fit(X, s)
     f = tree.forest_
-    assert f["feature"][0] == 0
-    assert 2.0 < f["threshold"][0] < 5.0  # midpoint between 2 and 5
-    assert f["threshold"][0] == pytest.approx(3.5)
+    assert f.feature[0] == 0
+    assert 2.0 < f.threshold[0] < 5.0  # midpoint between 2 and 5
+    assert f.threshold[0] == pytest.approx(3.5)
     np.testing.assert_array_equal(tree.predict(np.array([[1.0, 0], [6.0, 0]], np.float32)), [0, 1])
     # nnPU quadratic: the left child has W_p = 0 -> risk 0, the right child (3 P, 5 U): W_n = 5/10 - 3 * 0.5/3 = 0
     # -> risk 0, so the reduction equals the root risk (telescoping with two pure leaves).
-    assert f["rr"][0] == pytest.approx(f["risk"][0], rel=1e-5)
+    assert f.rr[0] == pytest.approx(f.risk[0], rel=1e-5)
 
 
 @pytest.mark.parametrize("risk,loss", [("nnpu", "quadratic"), ("upu", "logistic"), ("pn", "logistic")])
@@ -178,7 +178,7 @@ def test_pn_tree_equals_sklearn_gini_and_entropy():
         np.testing.assert_allclose(ours.predict_proba(Xt), sk.predict_proba(Xt), atol=1e-6)
         # Theorem 1: the root risk reduction is 2|S|w IR_gini (quadratic) / |S|w IR_entropy (logistic), w = 1/n
         f = ours.forest_
-        left, right = f["left"][0], f["right"][0]
+        left, right = f.left[0], f.right[0]
 
         def imp(c1, c0):
             q = c1 / (c1 + c0)
@@ -187,11 +187,11 @@ def test_pn_tree_equals_sklearn_gini_and_entropy():
             return sum(-p * np.log(p) for p in (q, 1 - q) if p > 0)
 
         n = len(y)
-        nl, nr = f["c1"][left] + f["c0"][left], f["c1"][right] + f["c0"][right]
-        ir = imp(f["c1"][0], f["c0"][0]) - nl / n * imp(f["c1"][left], f["c0"][left]) - nr / n * imp(
-            f["c1"][right], f["c0"][right])
+        nl, nr = f.c1[left] + f.c0[left], f.c1[right] + f.c0[right]
+        ir = imp(f.c1[0], f.c0[0]) - nl / n * imp(f.c1[left], f.c0[left]) - nr / n * imp(
+            f.c1[right], f.c0[right])
         scale = 2.0 if loss == "quadratic" else 1.0
-        assert f["rr"][0] == pytest.approx(scale * ir, rel=1e-4)
+        assert f.rr[0] == pytest.approx(scale * ir, rel=1e-4)
 
 
 # ------------------------------------------------------------------ forests
@@ -200,38 +200,38 @@ def test_pn_tree_equals_sklearn_gini_and_entropy():
 def test_et_structure_is_consistent(et, pu):
     X, s, _ = pu
     f = et.forest_
-    internal = f["left"] >= 0
-    L, R = f["left"][internal], f["right"][internal]
-    np.testing.assert_array_equal(f["c1"][internal], f["c1"][L] + f["c1"][R])
-    np.testing.assert_array_equal(f["c0"][internal], f["c0"][L] + f["c0"][R])
-    assert np.all(f["c1"] + f["c0"] > 0)  # both children non-empty
+    internal = f.left >= 0
+    L, R = f.left[internal], f.right[internal]
+    np.testing.assert_array_equal(f.c1[internal], f.c1[L] + f.c1[R])
+    np.testing.assert_array_equal(f.c0[internal], f.c0[L] + f.c0[R])
+    assert np.all(f.c1 + f.c0 > 0)  # both children non-empty
     # roots hold all rows; leaf probabilities are clip(v*, 0, 1) from the counts (Prop. 1)
-    roots = f["tree_offsets"][:-1]
-    assert np.all(f["c1"][roots] == s.sum()) and np.all(f["c0"][roots] == (1 - s).sum())
+    roots = f.tree_offsets[:-1]
+    assert np.all(f.c1[roots] == s.sum()) and np.all(f.c0[roots] == (1 - s).sum())
     wp, wu = PI / s.sum(), 1.0 / (1 - s).sum()
-    A = f["c0"] * wu
-    v = np.where(A > 0, f["c1"] * wp / np.where(A > 0, A, 1), 1.0)
-    np.testing.assert_allclose(f["value"], np.clip(v, 0, 1), rtol=1e-5)
+    A = f.c0 * wu
+    v = np.where(A > 0, f.c1 * wp / np.where(A > 0, A, 1), 1.0)
+    np.testing.assert_allclose(f.value, np.clip(v, 0, 1), rtol=1e-5)
     # apply + values reproduce predict_proba
     leaves = et.apply(X)
-    vals = f["value"][leaves + roots[None, :]].mean(1)
+    vals = f.value[leaves + roots[None, :]].mean(1)
     np.testing.assert_allclose(et.predict_proba(X)[:, 1], vals, rtol=1e-6)
     assert et.get_n_leaves().shape == (8,) and np.all(et.get_depth() >= 1)
     # nnPU leaves are pure (risk 0) or single rows (no duplicate rows in this data)
     leaf = ~internal
-    assert np.all((f["risk"][leaf] <= 0) | (f["c1"][leaf] + f["c0"][leaf] < 2))
-    assert np.all(f["risk"][internal] > 0)
+    assert np.all((f.risk[leaf] <= 0) | (f.c1[leaf] + f.c0[leaf] < 2))
+    assert np.all(f.risk[internal] > 0)
 
 
 def test_importances_sum_to_one_and_telescope(et):
     np.testing.assert_allclose(et.feature_importances_.sum(), 1.0, rtol=1e-6)
     f = et.forest_
     per_tree = et.tree_risk_reduction_importances_.sum(axis=1)
-    off = f["tree_offsets"]
+    off = f.tree_offsets
     for t in range(len(off) - 1):
         sl = slice(off[t], off[t + 1])
-        leaf = f["left"][sl] < 0
-        telescoped = f["risk"][off[t]] - f["risk"][sl][leaf].sum()
+        leaf = f.left[sl] < 0
+        telescoped = f.risk[off[t]] - f.risk[sl][leaf].sum()
         assert per_tree[t] == pytest.approx(telescoped, rel=1e-4, abs=1e-6)
     np.testing.assert_allclose(et.risk_reduction_importances_, et.tree_risk_reduction_importances_.mean(0))
     assert np.all(np.isfinite(et.normalized_risk_reduction_importances_))
@@ -242,8 +242,8 @@ def test_reproducible_and_independent_of_batching(pu):
     a = PUExtraTreesClassifier(n_estimators=8, prior=PI, random_state=0, n_jobs=1).fit(X, s)
     b = PUExtraTreesClassifier(n_estimators=8, prior=PI, random_state=0, n_jobs=2).fit(X, s)
     c = PUExtraTreesClassifier(n_estimators=8, prior=PI, random_state=1, n_jobs=1).fit(X, s)
-    for k in a.forest_:
-        np.testing.assert_array_equal(a.forest_[k], b.forest_[k])
+    for k in a.forest_._fields:
+        np.testing.assert_array_equal(getattr(a.forest_, k), getattr(b.forest_, k))
     assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))
 
 
@@ -259,9 +259,9 @@ def test_two_pass_statistics_give_the_same_forest(pu):
               n_thresholds=2, mode="random", max_depth=None, min_samples_split=2)
     hist = grow_forest(binned, s.astype(np.uint8), rows, two_pass=False, **kw)
     two = grow_forest(binned, s.astype(np.uint8), rows, two_pass=True, **kw)
-    assert len(hist["feature"]) > 6 * 3
-    for k in hist:
-        np.testing.assert_array_equal(hist[k], two[k], err_msg=k)
+    assert hist.n_nodes > 6 * 3
+    for k in hist._fields:
+        np.testing.assert_array_equal(getattr(hist, k), getattr(two, k), err_msg=k)
 
 
 def test_et_learns_and_beats_naive(pu):
@@ -283,12 +283,12 @@ def test_upu_random_forest_and_losses_have_no_nan(pu):
     m = PURandomForestClassifier(n_estimators=4, risk="upu", loss="quadratic", prior=PI, random_state=0, n_jobs=1)
     p = m.fit(X, s).predict_proba(X)
     assert np.all(np.isfinite(p)) and np.all(np.isfinite(m.feature_importances_))
-    assert np.isneginf(m.forest_["risk"]).any()  # uPU quadratic leaves with no unlabeled row: risk -inf (eq. (11))
+    assert np.isneginf(m.forest_.risk).any()  # uPU quadratic leaves with no unlabeled row: risk -inf (eq. (11))
     # savage and quadratic give the same trees (Prop. 3)
     q = PURandomForestClassifier(n_estimators=4, loss="quadratic", prior=PI, random_state=0, n_jobs=1).fit(X, s)
     v = PURandomForestClassifier(n_estimators=4, loss="savage", prior=PI, random_state=0, n_jobs=1).fit(X, s)
-    np.testing.assert_array_equal(q.forest_["feature"], v.forest_["feature"])
-    np.testing.assert_array_equal(q.forest_["threshold"], v.forest_["threshold"])
+    np.testing.assert_array_equal(q.forest_.feature, v.forest_.feature)
+    np.testing.assert_array_equal(q.forest_.threshold, v.forest_.threshold)
 
 
 def test_max_depth_min_samples_and_max_candidates(pu):
@@ -298,7 +298,7 @@ def test_max_depth_min_samples_and_max_candidates(pu):
     assert m.get_depth().max() <= 2
     m2 = PUExtraTreesClassifier(n_estimators=4, min_samples_split=40, prior=PI, random_state=0, n_jobs=1).fit(X, s)
     f = m2.forest_
-    assert np.all((f["c1"] + f["c0"])[f["left"] >= 0] >= 40)
+    assert np.all((f.c1 + f.c0)[f.left >= 0] >= 40)
 
 
 def test_pu_bagging(pu):
@@ -349,3 +349,94 @@ def test_bad_input(pu):
     m = PUDecisionTreeClassifier(prior=PI, max_depth=1).fit(X, s)
     with pytest.raises(ValueError):
         m.predict(X[:, :2])
+
+
+# ------------------------------------------------------------------ builder steps, one at a time
+
+
+def _steps_setup(mode, seed=0):
+    from pujax.trees import builder as B
+
+    X, s, _ = _pu_data(seed=seed, n_u=60, n_p=20, d=3)
+    binned = fit_bins(X, 256, seed=0)
+    n0, n1 = int((s == 0).sum()), int(s.sum())
+    wu, rho = 1.0 / n0, PI * n0 / n1
+    rows = [np.arange(len(s)), np.sort(np.random.default_rng(1).choice(len(s), len(s)))]
+    cfg = B.grow_config(binned, max_features=2, n_thresholds=2, mode=mode, risk="nnpu", loss="quadratic",
+                        max_depth=None, min_samples_split=2, hist_budget=1 << 25, two_pass=None,
+                        max_rows=len(s), max_c1=n1)
+    data = B.training_data(binned, s.astype(np.uint8), cfg, seed=7, wu=wu, rho=rho, sigma=1.0)
+    store = B.NodeStore()
+    state = B.root_level(data, s.astype(np.uint8), rows, 0, 3, cfg, store)
+    return B, binned, s, rows, cfg, data, store, state, (wu, rho)
+
+
+def _entries(state):
+    r = np.concatenate([np.asarray(a) for a, _ in state.entries.chunks])
+    v = np.concatenate([np.asarray(b) for _, b in state.entries.chunks])
+    return r, v
+
+
+def test_builder_root_level_and_feature_sampling():
+    B, binned, s, rows, cfg, data, store, state, _ = _steps_setup("random")
+    fr = state.frontier
+    np.testing.assert_array_equal(fr.c1, [s[r].sum() for r in rows])
+    np.testing.assert_array_equal(fr.c0, [len(r) - s[r].sum() for r in rows])
+    r, v = _entries(state)
+    live = v < state.n_pad
+    for t, tr in enumerate(rows):  # every (row, tree) pair once, with repeats of the bootstrap
+        np.testing.assert_array_equal(np.sort(r[live & (v == t)]), np.sort(tr))
+    blocks = B.sample_node_features(state, data, cfg)
+    feats = np.asarray(blocks[0].feats)[:2]
+    assert np.all((feats >= 0) & (feats < 3)) and all(len(set(f)) == 2 for f in feats)
+    # known-constant features are never sampled
+    const = np.zeros((2, 3), bool)
+    const[:, 1] = True
+    blocks = B.sample_node_features(state._replace(frontier=fr._replace(const=const)), data, cfg)
+    assert not np.any(np.asarray(blocks[0].feats)[:2] == 1)
+
+
+def test_builder_best_split_step_matches_numpy_enumeration():
+    B, binned, s, rows, cfg, data, store, state, (wu, rho) = _steps_setup("best")
+    blocks = B.sample_node_features(state, data, cfg)
+    _, sp = B.level_splits(state, blocks, data, cfg)
+    wp = wu * rho
+    for t, tr in enumerate(rows):
+        codes, st = binned.codes[tr], s[tr]
+        c1, c0 = st.sum(), len(st) - st.sum()
+        r_node = _ref_node_risk(c1, c0, wp, wu, "nnpu", "quadratic")
+        best = -np.inf
+        for f in sp.feats[t]:
+            for c in np.unique(codes[:, f])[:-1]:
+                left = codes[:, f] <= c
+                l1, l0 = st[left].sum(), left.sum() - st[left].sum()
+                rr = (r_node - _ref_node_risk(l1, l0, wp, wu, "nnpu", "quadratic")
+                      - _ref_node_risk(c1 - l1, c0 - l0, wp, wu, "nnpu", "quadratic"))
+                best = max(best, rr)
+        assert sp.rr[t] == pytest.approx(best, rel=1e-4, abs=1e-6)
+        assert sp.risk_node[t] == pytest.approx(r_node, rel=1e-5)
+        left = codes[:, sp.feature[t]] <= sp.code[t]
+        assert (sp.left_c1[t], sp.left_c0[t]) == (st[left].sum(), left.sum() - st[left].sum())
+
+
+def test_builder_record_and_next_level_route_rows_to_children():
+    B, binned, s, rows, cfg, data, store, state, _ = _steps_setup("random")
+    blocks = B.sample_node_features(state, data, cfg)
+    chunks, sp = B.level_splits(state, blocks, data, cfg)
+    entries = B.compact_entries(state.entries, chunks, state.n_pad)
+    ch = B.record_splits(store, state.frontier, sp, cfg)
+    assert len(ch.split) == 2 and store.n == 2 + 4
+    nxt = B.next_level(state, sp, ch, entries)
+    # the next pass routes every entry: the rows reaching each child are those on its side of the parent split
+    blocks = B.sample_node_features(nxt, data, cfg)
+    chunks, _ = B.level_splits(nxt, blocks, data, cfg)
+    r = np.concatenate([np.asarray(a) for a, _ in chunks])
+    v = np.concatenate([np.asarray(b) for _, b in chunks])
+    for pos in range(len(nxt.frontier.gid)):
+        gid = nxt.frontier.gid[pos]
+        parent = int(np.flatnonzero((store.cols["left"][:store.n] == gid) | (store.cols["right"][:store.n] == gid))[0])
+        tree = store.cols["tree"][parent]
+        go_left = binned.codes[rows[tree], store.cols["feature"][parent]] <= store.cols["code"][parent]
+        side = go_left if store.cols["left"][parent] == gid else ~go_left
+        np.testing.assert_array_equal(np.sort(r[v == pos]), np.sort(rows[tree][side]))
+        assert nxt.frontier.c1[pos] == s[rows[tree][side]].sum()

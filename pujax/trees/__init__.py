@@ -1,6 +1,8 @@
 """PU decision trees and PU Extra Trees on a jit-compiled histogram engine (Wilton et al. 2022; DESIGN §3.2)."""
 from pujax.trees.baselines import NaivePUET, PUBaggingClassifier, PUBaggingET, SupervisedET
+from pujax.trees.core import forest_apply, forest_decision, forest_fit, forest_proba
 from pujax.trees.forest import PUDecisionTreeClassifier, PUExtraTreesClassifier, PURandomForestClassifier
+from pujax.trees.model import Forest
 
 __all__ = [
     "PUDecisionTreeClassifier",
@@ -10,4 +12,9 @@ __all__ = [
     "SupervisedET",
     "PUBaggingClassifier",
     "PUBaggingET",
+    "Forest",
+    "forest_fit",
+    "forest_proba",
+    "forest_decision",
+    "forest_apply",
 ]

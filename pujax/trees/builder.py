@@ -1,15 +1,22 @@
-r"""Host-side level-wise assembly of all the trees of a forest into flat node arrays (DESIGN §3.2).
+r"""Host-side level-wise growth of all the trees of a forest into flat node arrays (DESIGN §3.2).
 
-All trees of a batch grow together, one level per iteration. Rows live as *entries* (row, node) in fixed-size
-chunks; per level one jit pass over each chunk (:func:`~pujax.trees.kernels.route_and_histogram`) routes the
-entries to the children chosen at the previous level and accumulates the histograms of the sampled features, then
-per-node kernels (:func:`~pujax.trees.kernels.choose_random_splits` / ``choose_best_splits``, in blocks of at
-most 1024 nodes) draw thresholds and pick the split with the largest risk reduction. The host decides in
-vectorised numpy which children are finished (pure, too small, too deep), appends the new nodes to flat arrays
-and builds the routing table. Entries of finished leaves are dropped whenever that frees a chunk, so the work per
-level shrinks with the rows still in play (the chunk size also drops 8-fold in the tail of the growth). Node counts
-are padded to 128, 1024 or a multiple of 1024 (tighter than powers of two: 15 % less CPU per fit on the 21k x 20
-benchmark) and chunks have one size per batch, so only a few kernel shapes are ever compiled.
+All trees of a batch grow together, one level per iteration, as a sequence of named steps on a typed state:
+
+1. :func:`root_level` -- the roots of the batch and the training *entries* ``(row, node)`` in fixed-size chunks;
+2. :func:`sample_node_features` -- per node, ``max_features`` distinct features among those not known constant;
+3. :func:`level_splits` -- one jit pass over each chunk routes the entries to the children chosen at the previous
+   level and accumulates the per-(node, feature, bin) histograms (or, when those would be much larger than the
+   entries, (min, max) + left-count passes); per-node kernels in blocks of at most 1024 nodes draw the candidate
+   thresholds and pick the split with the largest risk reduction (:mod:`pujax.trees.kernels`);
+4. :func:`record_splits` -- vectorised numpy on the host: node risks, newly constant features, the children of
+   every split appended to the node store, and which children are finished (pure, too small, too deep);
+5. :func:`next_level` -- the next frontier (nodes to retry and live children) and the routing table of this
+   level's splits.
+
+Entries of finished leaves are dropped whenever that frees a chunk (:func:`compact_entries`), so the work per level
+shrinks with the rows still in play (the chunk size also drops 8-fold in the tail of the growth). Node counts are
+padded to 128, 1024 or a multiple of 1024 and chunks have one size per batch, so only a few kernel shapes are ever
+compiled.
 
 Termination (PU ET paper, §4 "Termination criteria"): a node is a leaf when it is *pure* (nnPU / PN node risk 0; uPU
 node risk ``-inf``, or no labeled positive in the node, where every split has zero risk reduction and every
@@ -18,15 +25,30 @@ all its rows are identical (all features constant).
 """
 from __future__ import annotations
 
+import logging
 import math
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from pujax.risk import node_risk
-from pujax.trees.binning import split_thresholds
+from pujax.trees.assembly import (
+    NodeStore,
+    assemble_forest,
+    chunk_size,
+    compact_chunks,
+    concat_pad,
+    make_chunks,
+    node_block,
+    pad,
+    pad2,
+    pad_nodes,
+    zeros,
+    zeros_hist,
+)
 from pujax.trees.kernels import (
     choose_best_splits,
     choose_random_splits,
@@ -42,58 +64,141 @@ from pujax.trees.kernels import (
     route_and_range,
     split_histogram,
 )
+from pujax.trees.model import Forest
 
-__all__ = ["grow_forest", "pad_nodes", "chunk_size", "FOREST_KEYS"]
+__all__ = [
+    "GrowConfig", "TrainingData", "Frontier", "Routing", "Entries", "LevelState", "NodeBlock", "LevelSplits",
+    "Children", "grow_config", "training_data", "root_level", "sample_node_features", "level_splits",
+    "record_splits", "next_level", "compact_entries", "grow_batch", "grow_forest", "is_pure",
+]
 
-FOREST_KEYS = (
-    "feature", "threshold", "code", "left", "right", "value", "c1", "c0", "risk", "rr", "weight", "depth",
-    "tree_offsets",
-)
-
-
-def pad_nodes(n: int) -> int:
-    """Padded node count: 128 for small levels, else a multiple of 1024 (node kernels run in blocks of 1024)."""
-    if n <= 128:
-        return 128
-    if n <= 1024:
-        return 1024
-    return 1024 * int(math.ceil(n / 1024))
+logger = logging.getLogger(__name__)
 
 
-def node_block(n_pad: int) -> int:
-    """Block size of the per-node kernels (two compiled shapes: 128 and 1024)."""
-    return min(n_pad, 1024)
+class GrowConfig(NamedTuple):
+    """Static settings of a growth (shapes and rules)."""
+
+    n_slots: int  # features sampled per node (K)
+    n_thresholds: int  # candidate thresholds per feature (T; the bin count in "best" mode)
+    n_bins: int  # static histogram width (B)
+    shift: int  # bit offset of the s=1 count in packed histogram cells (0: two channels)
+    mode: str  # "random" (Extra Trees) or "best"
+    risk: str
+    loss: str
+    max_depth: int | None
+    min_samples_split: int
+    hist_budget: int  # bound on histogram cells per pass in "best" mode
+    two_pass: bool | None  # Extra-Trees statistics by (min, max) + left counts (None: chosen per level)
 
 
-class _NodeStore:
-    """Growable columnar store of the nodes of one batch of trees."""
+class TrainingData(NamedTuple):
+    """Device arrays of the training set shared by every batch."""
 
-    fields = {
-        "tree": np.int32, "depth": np.int32, "c1": np.int64, "c0": np.int64, "risk": np.float32,
-        "feature": np.int32, "code": np.int32, "rr": np.float32, "left": np.int64, "right": np.int64,
-    }
-    defaults = {"feature": -1, "code": -1, "left": -1, "right": -1, "rr": 0.0}
+    codes_t: jax.Array  # (d * n,) uint8 bin codes, feature-major: codes_t[f * n + row]
+    n: int
+    s: jax.Array  # (n,) uint8 labels
+    bin_lo: jax.Array  # (d, B) smallest training value per bin
+    bin_hi: jax.Array  # (d, B) largest training value per bin
+    wu: jax.Array
+    rho: jax.Array
+    sigma: jax.Array
+    seed: jax.Array  # uint32
 
-    def __init__(self, capacity: int = 1024):
-        self.n = 0
-        self.cols = {k: np.full(capacity, self.defaults.get(k, 0), dtype=v) for k, v in self.fields.items()}
 
-    def add(self, **cols) -> np.ndarray:
-        m = len(next(iter(cols.values())))
-        if self.n + m > len(self.cols["tree"]):
-            cap = max(2 * len(self.cols["tree"]), self.n + m)
-            for k, v in self.cols.items():
-                new = np.full(cap, self.defaults.get(k, 0), dtype=v.dtype)
-                new[: self.n] = v[: self.n]
-                self.cols[k] = new
-        ids = np.arange(self.n, self.n + m)
-        for k, v in cols.items():
-            self.cols[k][ids] = v
-        self.n += m
-        return ids
+class Frontier(NamedTuple):
+    """The active (to be split) nodes of one level, host arrays of length N."""
 
-    def view(self):
-        return {k: v[: self.n] for k, v in self.cols.items()}
+    gid: np.ndarray  # node id in the batch's node store
+    tree: np.ndarray  # uint32 global tree index
+    uid: np.ndarray  # uint32 node uid (hash of the path from the root)
+    c1: np.ndarray  # int64 rows with s = 1
+    c0: np.ndarray  # int64 rows with s = 0
+    depth: np.ndarray  # int64
+    const: np.ndarray  # (N, d) bool, features known constant in the node
+
+
+class Routing(NamedTuple):
+    """Splits of the previous level, indexed by the previous frontier position (host arrays)."""
+
+    feature: np.ndarray  # (N_prev_pad,) int32
+    code: np.ndarray  # (N_prev_pad,) int32, go right iff code > this
+    child_map: np.ndarray  # (N_prev_pad, 2) int32, position of (left, right) child in this level (-1: none)
+
+
+class Entries(NamedTuple):
+    """(row, node) pairs of the live rows, in device chunks of one size."""
+
+    chunks: tuple  # of (rows, nid) int32 device arrays of length ``size``
+    size: int
+    n_live: int
+
+
+class LevelState(NamedTuple):
+    """State of the growth at the start of a level."""
+
+    frontier: Frontier
+    entries: Entries
+    routing: Routing
+    n_pad: int  # padded node count of this level
+    level: int
+
+
+class NodeBlock(NamedTuple):
+    """Device arrays of one block of at most 1024 frontier nodes, with their sampled features."""
+
+    span: slice
+    tree: jax.Array
+    uid: jax.Array
+    c1: jax.Array
+    c0: jax.Array
+    feats: jax.Array  # (nb, K) int32 sampled features
+    ok: jax.Array  # (nb, K) bool, slot used
+
+
+class LevelSplits(NamedTuple):
+    """Best split of every frontier node (host arrays of length N)."""
+
+    feature: np.ndarray
+    code: np.ndarray
+    left_c1: np.ndarray
+    left_c0: np.ndarray
+    risk_node: np.ndarray
+    risk_left: np.ndarray
+    risk_right: np.ndarray
+    rr: np.ndarray
+    has_split: np.ndarray
+    newly_const: np.ndarray  # (N, K) sampled features found constant in the node
+    feats: np.ndarray  # (N, K)
+
+
+class Children(NamedTuple):
+    """What :func:`record_splits` made of a level: the split nodes, the nodes to retry and the new children."""
+
+    split: np.ndarray  # frontier positions with a split (S)
+    retry: np.ndarray  # frontier positions without a split but with non-constant features (to retry)
+    const: np.ndarray  # (N, d) known-constant masks after this level
+    gid: np.ndarray  # (2 |S|,) children ids, (left, right) interleaved
+    tree: np.ndarray
+    uid: np.ndarray
+    c1: np.ndarray
+    c0: np.ndarray
+    depth: np.ndarray
+    finished: np.ndarray  # (2 |S|,) bool, child is a leaf
+
+
+def is_pure(risk_values, c1, risk: str) -> np.ndarray:
+    """Pure nodes: uPU risk ``-inf`` or no labeled positive; nnPU / PN risk ``<= 0``."""
+    r = np.asarray(risk_values, dtype=np.float64)
+    if risk == "upu":
+        return np.isneginf(r) | (np.asarray(c1) == 0)
+    return r <= 0.0
+
+
+def _finished(risk_values, c1, c0, depth, cfg: GrowConfig) -> np.ndarray:
+    done = is_pure(risk_values, c1, cfg.risk) | ((c1 + c0) < cfg.min_samples_split)
+    if cfg.max_depth is not None:
+        done |= depth >= cfg.max_depth
+    return done
 
 
 @partial(jax.jit, static_argnames=("risk", "loss"))
@@ -104,38 +209,289 @@ def _root_risk(c1, c0, wu, rho, sigma, *, risk, loss):
     return node_risk(wu * (rho * c1), wu * (c0 - sigma * (rho * c1)), risk=risk, loss=loss)
 
 
-def _is_pure(risk_values, c1, risk: str):
-    r = np.asarray(risk_values, dtype=np.float64)
-    if risk == "upu":
-        return np.isneginf(r) | (np.asarray(c1) == 0)
-    return r <= 0.0
+# ------------------------------------------------------------------------------------------------ setup
 
 
-def grow_forest(
-    binned,
-    s: np.ndarray,
-    tree_rows,
-    *,
-    seed: int,
-    risk: str,
-    loss: str,
-    wu: float,
-    rho: float,
-    sigma: float,
-    max_features: int,
-    n_thresholds: int,
-    mode: str,
-    max_depth: int | None,
-    min_samples_split: int,
-    n_tries: int = 32,
-    max_work: int = 1 << 26,
-    hist_budget: int = 1 << 25,
-    bar=None,
-    dtype=jnp.float32,
-    n_jobs: int = 1,
-    two_pass: bool | None = None,
-):
-    """Grow ``len(tree_rows)`` trees and return the forest as a dict of flat numpy arrays (see ``FOREST_KEYS``).
+def grow_config(binned, *, max_features: int, n_thresholds: int, mode: str, risk: str, loss: str,
+                max_depth: int | None, min_samples_split: int, hist_budget: int, two_pass: bool | None,
+                max_rows: int, max_c1: int) -> GrowConfig:
+    """Static settings: histogram width (a power of two >= 64, at most the stored bins) and count packing."""
+    d = binned.codes.shape[1]
+    n_bins = 1 << max(6, int(math.ceil(math.log2(max(int(binned.n_bins_per_feature.max()), 2)))))
+    n_bins = min(n_bins, int(binned.bin_lo.shape[1]))
+    shift = int(max_rows).bit_length() if max_rows else 1
+    if max_c1.bit_length() + shift > 31:
+        shift = 0  # counts too large to pack two per int32: two channels
+    return GrowConfig(
+        n_slots=min(int(max_features), d), n_thresholds=int(n_thresholds) if mode == "random" else n_bins,
+        n_bins=n_bins, shift=shift, mode=mode, risk=risk, loss=loss, max_depth=max_depth,
+        min_samples_split=min_samples_split, hist_budget=hist_budget, two_pass=two_pass)
+
+
+def training_data(binned, s: np.ndarray, cfg: GrowConfig, *, seed: int, wu: float, rho: float, sigma: float,
+                  dtype=jnp.float32) -> TrainingData:
+    """Put the binned training set on the device (codes feature-major, flat)."""
+    n = binned.codes.shape[0]
+    return TrainingData(
+        codes_t=jnp.asarray(np.ascontiguousarray(binned.codes.T).reshape(-1)), n=int(n),
+        s=jnp.asarray(s.astype(np.uint8)), bin_lo=jnp.asarray(binned.bin_lo[:, :cfg.n_bins]),
+        bin_hi=jnp.asarray(binned.bin_hi[:, :cfg.n_bins]), wu=jnp.asarray(wu, dtype=dtype),
+        rho=jnp.asarray(rho, dtype=dtype), sigma=jnp.asarray(sigma, dtype=dtype),
+        seed=jnp.asarray(np.uint32(seed)))
+
+
+# ------------------------------------------------------------------------------------------------ steps
+
+
+def root_level(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cfg: GrowConfig,
+               store: NodeStore) -> LevelState | None:
+    """Add the roots of trees ``t0 .. t0 + len(tree_rows) - 1`` to ``store``; the first level's state (``None``
+    when every root is already a leaf)."""
+    nt = len(tree_rows)
+    rows = np.concatenate([np.asarray(r, dtype=np.int32) for r in tree_rows])
+    tree_of_entry = np.repeat(np.arange(nt, dtype=np.int32), [len(r) for r in tree_rows])
+    c1 = np.array([int(s[r].sum()) for r in tree_rows], dtype=np.int64)
+    c0 = np.array([len(r) for r in tree_rows], dtype=np.int64) - c1
+    size = 128 if nt <= 128 else nt
+    risk = np.asarray(_root_risk(jnp.asarray(pad(c1.astype(np.int32), size)),
+                                 jnp.asarray(pad(c0.astype(np.int32), size)), data.wu, data.rho, data.sigma,
+                                 risk=cfg.risk, loss=cfg.loss))[:nt]
+    gid = store.add(tree=np.arange(t0, t0 + nt), depth=np.zeros(nt), c1=c1, c0=c0, risk=risk)
+    done = _finished(risk, c1, c0, np.zeros(nt, np.int64), cfg)
+    keep = ~done
+    N = int(keep.sum())
+    if N == 0:
+        return None
+    frontier = Frontier(gid=gid[keep], tree=(np.arange(nt) + t0)[keep].astype(np.uint32),
+                        uid=np.zeros(N, np.uint32), c1=c1[keep], c0=c0[keep], depth=np.zeros(N, np.int64),
+                        const=np.zeros((N, d), bool))
+    position = np.full(nt, -1, dtype=np.int64)
+    position[keep] = np.arange(N)
+    nid = position[tree_of_entry]
+    live = nid >= 0
+    n_pad = pad_nodes(N)
+    n_live = int(live.sum())
+    size = chunk_size(n_live)
+    entries = Entries(make_chunks(rows[live], nid[live].astype(np.int32), size, n_pad), size, n_live)
+    # routing of the "previous level" for the first pass: identity, everything goes left
+    child_map = np.full((n_pad, 2), -1, np.int32)
+    child_map[:N, 0] = np.arange(N)
+    routing = Routing(np.zeros(n_pad, np.int32), np.full(n_pad, 255, np.int32), child_map)
+    return LevelState(frontier, entries, routing, n_pad, 0)
+
+
+def sample_node_features(state: LevelState, data: TrainingData, cfg: GrowConfig) -> list[NodeBlock]:
+    """Device blocks of the frontier with ``max_features`` features sampled per node
+    (:func:`~pujax.trees.kernels.prepare_nodes`); blocks of padding only are skipped."""
+    fr, n_pad = state.frontier, state.n_pad
+    nb = node_block(n_pad)
+    host = {"tree": pad(fr.tree, n_pad), "uid": pad(fr.uid, n_pad), "c1": pad(fr.c1.astype(np.int32), n_pad),
+            "c0": pad(fr.c0.astype(np.int32), n_pad), "const": pad2(fr.const, n_pad)}
+    level = jnp.asarray(state.level, jnp.uint32)
+    blocks = []
+    for b in range(0, len(fr.gid), nb):
+        span = slice(b, b + nb)
+        dev = {k: jnp.asarray(v[span]) for k, v in host.items()}
+        feats, ok = prepare_nodes(dev["const"], data.seed, dev["tree"], dev["uid"], level, n_slots=cfg.n_slots)
+        blocks.append(NodeBlock(span, dev["tree"], dev["uid"], dev["c1"], dev["c0"], feats, ok))
+    return blocks
+
+
+def _route_args(routing: Routing) -> tuple:
+    """Device routing tables padded to >= 4096 rows: the entry kernels then compile once per node padding."""
+    size = max(4096, len(routing.feature))
+    return (jnp.asarray(pad(routing.feature, size)), jnp.asarray(pad(routing.code, size)),
+            jnp.asarray(pad2(routing.child_map, size, -1)))
+
+
+def _random_from_histograms(state, blocks, feats, route_args, data, cfg):
+    """Extra-Trees splits from per-(node, feature, bin) histograms (one routing + scatter pass per chunk)."""
+    acc = zeros_hist(cfg.n_slots, state.n_pad, cfg.n_bins, cfg.shift)
+    chunks = []
+    for rows_c, nid_c in state.entries.chunks:
+        acc, nid_c = route_and_histogram(acc, data.codes_t, data.s, rows_c, nid_c, *route_args, feats,
+                                         n_bins=cfg.n_bins, shift=cfg.shift, n=data.n)
+        chunks.append((rows_c, nid_c))
+    hist = split_histogram(acc, n_bins=cfg.n_bins, n_blocks=state.n_pad // node_block(state.n_pad))
+    level = jnp.asarray(state.level, jnp.uint32)
+    outs = [choose_random_splits(h, bk.feats, bk.ok, bk.c1, bk.c0, data.seed, bk.tree, bk.uid, level, data.wu,
+                                 data.rho, data.sigma, data.bin_lo, data.bin_hi, from_hist=True,
+                                 n_thresholds=cfg.n_thresholds, n_bins=cfg.n_bins, shift=cfg.shift, risk=cfg.risk,
+                                 loss=cfg.loss)
+            for bk, h in zip(blocks, hist)]
+    return tuple(chunks), outs
+
+
+def _random_two_pass(state, blocks, feats, route_args, data, cfg):
+    """Extra-Trees splits from a (min, max) pass, thresholds, then a left-count pass (no histograms)."""
+    acc = zeros((cfg.n_slots, state.n_pad, 2))
+    chunks = []
+    for rows_c, nid_c in state.entries.chunks:
+        acc, nid_c = route_and_range(acc, data.codes_t, rows_c, nid_c, *route_args, feats, n=data.n)
+        chunks.append((rows_c, nid_c))
+    mx, mn = finish_range(acc)
+    level = jnp.asarray(state.level, jnp.uint32)
+    T = cfg.n_thresholds
+    thr = [draw_thresholds(mn[bk.span], mx[bk.span], bk.feats, bk.ok, data.seed, bk.tree, bk.uid, level,
+                           data.bin_lo, data.bin_hi, n_thresholds=T, n_bins=cfg.n_bins)[0] for bk in blocks]
+    thr_all = concat_pad(thr, state.n_pad)
+    acc = zeros((cfg.n_slots, state.n_pad, T if cfg.shift > 0 else 2 * T))
+    for rows_c, nid_c in chunks:
+        acc = left_counts(acc, data.codes_t, data.s, rows_c, nid_c, feats, thr_all, shift=cfg.shift, n=data.n)
+    l_all, l_c1 = finish_left(acc, shift=cfg.shift)
+    outs = []
+    for bk, t in zip(blocks, thr):
+        stats = (mn[bk.span], mx[bk.span], l_all[bk.span], l_c1[bk.span], t)
+        outs.append(choose_random_splits(stats, bk.feats, bk.ok, bk.c1, bk.c0, data.seed, bk.tree, bk.uid, level,
+                                         data.wu, data.rho, data.sigma, data.bin_lo, data.bin_hi, from_hist=False,
+                                         n_thresholds=T, n_bins=cfg.n_bins, shift=cfg.shift, risk=cfg.risk,
+                                         loss=cfg.loss))
+    return tuple(chunks), outs
+
+
+def _best(state, blocks, route_args, data, cfg):
+    """Best splits over every bin boundary: route, then histograms per node block (at most ``hist_budget``
+    cells per pass)."""
+    n_pad = state.n_pad
+    chunks = tuple((r, route(data.codes_t, r, c, *route_args, n_out=n_pad, n=data.n))
+                   for r, c in state.entries.chunks)
+    cells = cfg.n_slots * cfg.n_bins * (1 if cfg.shift > 0 else 2)
+    outs = []
+    for bk in blocks:
+        nb = bk.feats.shape[0]
+        sub = nb
+        while sub > 16 and sub * cells > cfg.hist_budget:
+            sub //= 2
+        for s0 in range(0, nb, sub):
+            part = NodeBlock(*(bk[:1] + tuple(v[s0:s0 + sub] for v in bk[1:]))) if sub < nb else bk
+            acc = zeros_hist(cfg.n_slots, sub, cfg.n_bins, cfg.shift)
+            offset = jnp.asarray(bk.span.start + s0, jnp.int32)
+            for rows_c, nid_c in chunks:
+                acc = histogram(acc, data.codes_t, data.s, rows_c, nid_c, part.feats, offset, n_bins=cfg.n_bins,
+                                shift=cfg.shift, n=data.n)
+            hist = split_histogram(acc, n_bins=cfg.n_bins, n_blocks=1)[0]
+            outs.append(choose_best_splits(hist, part.feats, part.ok, part.c1, part.c0, data.wu, data.rho,
+                                           data.sigma, n_bins=cfg.n_bins, shift=cfg.shift, risk=cfg.risk,
+                                           loss=cfg.loss))
+    return chunks, outs
+
+
+def level_splits(state: LevelState, blocks: list[NodeBlock], data: TrainingData,
+                 cfg: GrowConfig) -> tuple[tuple, LevelSplits]:
+    """Route the entries to this level's nodes and find every node's best split.
+
+    Returns the routed chunks (``nid`` = position in this level's frontier, ``n_pad`` when finished) and the
+    splits (host arrays).
+    """
+    route_args = _route_args(state.routing)
+    if cfg.mode == "random":
+        feats = concat_pad([bk.feats for bk in blocks], state.n_pad)
+        two_pass = cfg.two_pass
+        if two_pass is None:  # histograms unless they would be much larger than the entries
+            n_cells = state.n_pad * cfg.n_bins
+            two_pass = (n_cells > 2 * state.entries.size * len(state.entries.chunks)
+                        and n_cells * cfg.n_slots > (1 << 21))
+        step = _random_two_pass if two_pass else _random_from_histograms
+        chunks, outs = step(state, blocks, feats, route_args, data, cfg)
+    else:
+        chunks, outs = _best(state, blocks, route_args, data, cfg)
+    N = len(state.frontier.gid)
+    res = {k: np.concatenate([np.asarray(o[k]) for o in outs])[:N] for k in outs[0]}
+    return chunks, LevelSplits(**{k: res[k] for k in LevelSplits._fields})
+
+
+def compact_entries(entries: Entries, chunks: tuple, n_pad: int) -> Entries:
+    """Drop finished entries when that frees a chunk (and shrink the chunk size 8-fold in the growth's tail)."""
+    size, n_live = entries.size, entries.n_live
+    shrink = size >= 8 * 4096 and n_live <= size // 8
+    if -(-n_live // size) < len(chunks) or shrink:
+        while size >= 8 * 4096 and n_live <= size // 8:
+            size //= 8
+        chunks = compact_chunks(chunks, size, n_pad)
+    return Entries(tuple(chunks), size, n_live)
+
+
+def record_splits(store: NodeStore, frontier: Frontier, sp: LevelSplits, cfg: GrowConfig) -> Children:
+    """Store node risks and splits, append the children of every split node, and mark finished children."""
+    store.cols["risk"][frontier.gid] = sp.risk_node
+    const = frontier.const.copy()
+    nc_rows, nc_slots = np.nonzero(sp.newly_const)
+    const[nc_rows, sp.feats[nc_rows, nc_slots]] = True
+    retry = np.flatnonzero(~sp.has_split & ~const.all(axis=1))
+    S = np.flatnonzero(sp.has_split)
+    lc1 = sp.left_c1[S].astype(np.int64)
+    lc0 = sp.left_c0[S].astype(np.int64)
+    c1 = np.stack([lc1, frontier.c1[S] - lc1], 1).reshape(-1)
+    c0 = np.stack([lc0, frontier.c0[S] - lc0], 1).reshape(-1)
+    risk = np.stack([sp.risk_left[S], sp.risk_right[S]], 1).reshape(-1)
+    depth = np.repeat(frontier.depth[S] + 1, 2)
+    tree = np.repeat(frontier.tree[S], 2)
+    uid = np.stack([node_uid_child(frontier.uid[S], 0), node_uid_child(frontier.uid[S], 1)], 1).reshape(-1)
+    gid = store.add(tree=tree.astype(np.int32), depth=depth, c1=c1, c0=c0, risk=risk)
+    parent = frontier.gid[S]
+    store.cols["feature"][parent] = sp.feature[S]
+    store.cols["code"][parent] = sp.code[S]
+    store.cols["rr"][parent] = sp.rr[S]
+    store.cols["left"][parent] = gid[0::2]
+    store.cols["right"][parent] = gid[1::2]
+    return Children(S, retry, const, gid, tree, uid, c1, c0, depth, _finished(risk, c1, c0, depth, cfg))
+
+
+def next_level(state: LevelState, sp: LevelSplits, ch: Children, entries: Entries) -> LevelState | None:
+    """The next frontier (retried nodes first, then live children) and the routing table of this level's splits;
+    ``None`` when nothing is left to split."""
+    fr, n_pad = state.frontier, state.n_pad
+    R, S = ch.retry, ch.split
+    live = np.flatnonzero(~ch.finished)
+    N = len(R) + len(live)
+    if N == 0:
+        return None
+    child_map = np.full((n_pad, 2), -1, dtype=np.int32)
+    child_map[R, 0] = np.arange(len(R))
+    child_map[R, 1] = np.arange(len(R))
+    position = np.full(2 * len(S), -1, dtype=np.int64)
+    position[live] = len(R) + np.arange(len(live))
+    child_map[S, 0] = position[0::2]
+    child_map[S, 1] = position[1::2]
+    routing = Routing(pad(sp.feature.astype(np.int32), n_pad), pad(sp.code.astype(np.int32), n_pad), child_map)
+    parent = np.concatenate([R, np.repeat(S, 2)[live]])
+    frontier = Frontier(
+        gid=np.concatenate([fr.gid[R], ch.gid[live]]),
+        tree=np.concatenate([fr.tree[R], ch.tree[live]]).astype(np.uint32),
+        uid=np.concatenate([fr.uid[R], ch.uid[live]]).astype(np.uint32),
+        c1=np.concatenate([fr.c1[R], ch.c1[live]]),
+        c0=np.concatenate([fr.c0[R], ch.c0[live]]),
+        depth=np.concatenate([fr.depth[R], ch.depth[live]]),
+        const=ch.const[parent],
+    )
+    n_live = int((frontier.c1 + frontier.c0).sum())
+    return LevelState(frontier, entries._replace(n_live=n_live), routing, pad_nodes(N), state.level + 1)
+
+
+# ------------------------------------------------------------------------------------------------ driver
+
+
+def grow_batch(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cfg: GrowConfig) -> dict:
+    """Grow trees ``t0 .. t0 + len(tree_rows) - 1`` level by level; return the batch's node store columns."""
+    store = NodeStore(capacity=max(1024, 64 * len(tree_rows)))
+    state = root_level(data, s, tree_rows, t0, d, cfg, store)
+    while state is not None:
+        logger.debug("trees %d+: level %d, %d nodes (padded %d), %d entries in %d chunks of %d", t0, state.level,
+                     len(state.frontier.gid), state.n_pad, state.entries.n_live, len(state.entries.chunks),
+                     state.entries.size)
+        blocks = sample_node_features(state, data, cfg)
+        chunks, splits = level_splits(state, blocks, data, cfg)
+        entries = compact_entries(state.entries, chunks, state.n_pad)
+        children = record_splits(store, state.frontier, splits, cfg)
+        state = next_level(state, splits, children, entries)
+    return store.view()
+
+
+def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss: str, wu: float, rho: float,
+                sigma: float, max_features: int, n_thresholds: int, mode: str, max_depth: int | None,
+                min_samples_split: int, max_work: int = 1 << 26, hist_budget: int = 1 << 25, bar=None,
+                dtype=jnp.float32, n_jobs: int = 1, two_pass: bool | None = None) -> Forest:
+    """Grow ``len(tree_rows)`` trees and return them as one :class:`~pujax.trees.model.Forest`.
 
     Args:
       binned: :class:`~pujax.trees.binning.BinnedData` of the training matrix.
@@ -143,10 +499,10 @@ def grow_forest(
       tree_rows: list of int arrays, the training rows (with repeats for a bootstrap) of each tree.
       seed: uint32 seed of the counter-based randomness.
       risk, loss: node-risk estimator and loss (:func:`pujax.risk.node_risk`).
-      wu, rho, sigma: weights ``W_p = wu rho c1``, ``W_n = wu (c0 - sigma rho c1)`` (see kernels module).
+      wu, rho, sigma: weights ``W_p = wu rho c1``, ``W_n = wu (c0 - sigma rho c1)`` (see the kernels module).
       max_features: features sampled per node; n_thresholds: random thresholds per feature ("random" mode).
       mode: "random" (Extra Trees) or "best" (best bin boundary).
-      max_depth, min_samples_split: stopping rules; n_tries: rejection-sampling tries per feature slot.
+      max_depth, min_samples_split: stopping rules.
       max_work: bound on the entries (tree, row) of one batch of trees (memory); hist_budget: bound on histogram
         cells of the best-split mode.
       bar: optional progress bar (``update`` called once per finished tree batch, with the batch size).
@@ -154,44 +510,24 @@ def grow_forest(
       two_pass: Extra-Trees statistics from (min, max) + left-count passes instead of histograms (None: chosen
         per level, histograms unless they would be much larger than the entries).
     """
-    codes = binned.codes
-    n, d = codes.shape
-    B = int(binned.bin_lo.shape[1])
-    # static histogram width: a power of two >= 64 (few compiled shapes), at most the stored bins
-    n_bins_static = 1 << max(6, int(math.ceil(math.log2(max(int(binned.n_bins_per_feature.max()), 2)))))
-    n_bins_static = min(n_bins_static, B)
-    dev = {
-        "codes": jnp.asarray(np.ascontiguousarray(codes.T).reshape(-1)),
-        "n": int(n),
-        "s": jnp.asarray(s.astype(np.uint8)),
-        "bin_lo": jnp.asarray(binned.bin_lo[:, :n_bins_static]),
-        "bin_hi": jnp.asarray(binned.bin_hi[:, :n_bins_static]),
-        "wu": jnp.asarray(wu, dtype=dtype),
-        "rho": jnp.asarray(rho, dtype=dtype),
-        "sigma": jnp.asarray(sigma, dtype=dtype),
-        "seed": jnp.asarray(np.uint32(seed)),
-    }
-    K = min(int(max_features), d)
-    T = int(n_thresholds) if mode == "random" else n_bins_static
+    n, d = binned.codes.shape
     n_trees = len(tree_rows)
     sizes = np.array([len(r) for r in tree_rows], dtype=np.int64)
-    per_tree = int(sizes.max())
-    batch = max(1, min(n_trees, max_work // max(per_tree, 1)))
+    max_c1 = max(int(s[np.asarray(r)].sum()) for r in tree_rows) if n_trees else 0
+    cfg = grow_config(binned, max_features=max_features, n_thresholds=n_thresholds, mode=mode, risk=risk,
+                      loss=loss, max_depth=max_depth, min_samples_split=min_samples_split,
+                      hist_budget=hist_budget, two_pass=two_pass, max_rows=int(sizes.max()) if n_trees else 0,
+                      max_c1=max_c1)
+    data = training_data(binned, s, cfg, seed=seed, wu=wu, rho=rho, sigma=sigma, dtype=dtype)
+    batch = max(1, min(n_trees, max_work // max(int(sizes.max()), 1)))
     n_jobs = max(1, int(n_jobs))
     if n_jobs > 1:
         batch = max(1, min(batch, -(-n_trees // n_jobs)))
-    max_c1 = max(int(s[np.asarray(r)].sum()) for r in tree_rows) if n_trees else 0
-    shift = int(sizes.max()).bit_length() if n_trees else 1
-    if max_c1.bit_length() + shift > 31:
-        shift = 0  # counts too large to pack two per int32: two channels
-    cfg = dict(K=K, T=T, mode=mode, shift=shift, risk=risk, loss=loss, max_depth=max_depth,
-               min_samples_split=min_samples_split, n_tries=n_tries, n_bins=n_bins_static, hist_budget=hist_budget,
-               two_pass=two_pass)
     starts = list(range(0, n_trees, batch))
 
     def run(t0):
         t1 = min(n_trees, t0 + batch)
-        out = _grow_batch(dev, s, tree_rows[t0:t1], t0, d, cfg)
+        out = grow_batch(data, s, tree_rows[t0:t1], t0, d, cfg)
         if bar is not None:
             bar.update(t1 - t0)
         return out
@@ -203,306 +539,4 @@ def grow_forest(
             parts = list(pool.map(run, starts))
     else:
         parts = [run(t0) for t0 in starts]
-    return _assemble(parts, binned, n_trees, risk, wu, rho, sigma)
-
-
-def _grow_batch(dev, s, tree_rows, t0: int, d: int, cfg):
-    import os
-
-    debug = bool(os.environ.get("PUJAX_TREES_DEBUG"))
-    nt = len(tree_rows)
-    K, B, shift, T = cfg["K"], cfg["n_bins"], cfg["shift"], cfg["T"]
-    risk, loss = cfg["risk"], cfg["loss"]
-    store = _NodeStore(capacity=max(1024, 64 * nt))
-    rows_np = np.concatenate([np.asarray(r, dtype=np.int32) for r in tree_rows])
-    tree_np = np.repeat(np.arange(nt, dtype=np.int32), [len(r) for r in tree_rows])
-    c1 = np.array([int(s[r].sum()) for r in tree_rows], dtype=np.int64)
-    c0 = np.array([len(r) for r in tree_rows], dtype=np.int64) - c1
-    wu, rho, sigma = dev["wu"], dev["rho"], dev["sigma"]
-    root_risk = np.asarray(_root_risk(jnp.asarray(_pad(c1.astype(np.int32), 128)),
-                                      jnp.asarray(_pad(c0.astype(np.int32), 128)),
-                                      wu, rho, sigma, risk=risk, loss=loss))[:nt] if nt <= 128 else np.asarray(
-        _root_risk(jnp.asarray(c1.astype(np.int32)), jnp.asarray(c0.astype(np.int32)), wu, rho, sigma, risk=risk,
-                   loss=loss))
-    gid = store.add(tree=np.arange(t0, t0 + nt), depth=np.zeros(nt), c1=c1, c0=c0, risk=root_risk)
-    term = _is_pure(root_risk, c1, risk) | ((c1 + c0) < cfg["min_samples_split"])
-    if cfg["max_depth"] is not None and cfg["max_depth"] <= 0:
-        term[:] = True
-    keep = ~term
-    N = int(keep.sum())
-    if N == 0:
-        return store.view()
-    act = {
-        "gid": gid[keep], "tree": (np.arange(nt) + t0)[keep].astype(np.uint32), "uid": np.zeros(N, np.uint32),
-        "c1": c1[keep], "c0": c0[keep], "depth": np.zeros(N, np.int64),
-    }
-    root_new = np.full(nt, -1, dtype=np.int64)
-    root_new[keep] = np.arange(N)
-    e_nid = root_new[tree_np]
-    sel = e_nid >= 0
-    M = int(sel.sum())
-    N_pad = pad_nodes(N)
-    C = chunk_size(M)
-    chunks = _make_chunks(rows_np[sel], e_nid[sel].astype(np.int32), C, N_pad)
-    # routing of the "previous level" for the first pass: identity, everything goes left
-    child_map = np.full((N_pad, 2), -1, np.int32)
-    child_map[:N, 0] = np.arange(N)
-    route_feat = np.zeros(N_pad, np.int32)
-    route_code = np.full(N_pad, 255, np.int32)
-    const = np.zeros((N, d), bool)
-    it = 0
-    seed = dev["seed"]
-    n = dev["n"]
-    while True:
-        if debug:
-            print(f"it {it} N {N} N_pad {N_pad} M {M} chunks {len(chunks)}x{C}", flush=True)
-        nb = node_block(N_pad)
-        itj = jnp.asarray(it, jnp.uint32)
-        blocks = [slice(b, b + nb) for b in range(0, N, nb)]  # blocks of padding only are skipped
-        host = {"tree": _pad(act["tree"], N_pad), "uid": _pad(act["uid"], N_pad),
-                "c1": _pad(act["c1"].astype(np.int32), N_pad), "c0": _pad(act["c0"].astype(np.int32), N_pad),
-                "const": _pad2(const, N_pad)}
-        blk = [{k: jnp.asarray(v[b]) for k, v in host.items()} for b in blocks]
-        for bd in blk:
-            bd["feats"], bd["ok"] = prepare_nodes(bd["const"], seed, bd["tree"], bd["uid"], itj, n_slots=K)
-        feats = _concat_pad([bd["feats"] for bd in blk], N_pad)
-        # routing tables padded to >= 4096 rows: the entry kernels then compile once per node padding only
-        R = max(4096, len(route_feat))
-        route_args = (jnp.asarray(_pad(route_feat, R)), jnp.asarray(_pad(route_code, R)),
-                      jnp.asarray(_pad2(child_map, R, -1)))
-        outs = []
-        if cfg["mode"] == "random":
-            kw = dict(n_thresholds=T, n_bins=B, shift=shift, risk=risk, loss=loss)
-            two_pass = cfg["two_pass"]
-            if two_pass is None:  # histograms unless they would be much larger than the entries
-                two_pass = N_pad * B > 2 * C * len(chunks) and N_pad * K * B > (1 << 21)
-            if not two_pass:
-                acc = _zeros_hist(K, N_pad, B, shift)
-                new_chunks = []
-                for rows_c, nid_c in chunks:
-                    acc, nid_c = route_and_histogram(acc, dev["codes"], dev["s"], rows_c, nid_c, *route_args, feats,
-                                                     n_bins=B, shift=shift, n=n)
-                    new_chunks.append((rows_c, nid_c))
-                chunks = new_chunks
-                hist = split_histogram(acc, n_bins=B, n_blocks=N_pad // nb)
-                for bd, h in zip(blk, hist):
-                    outs.append(choose_random_splits(h, bd["feats"], bd["ok"], bd["c1"], bd["c0"], seed, bd["tree"],
-                                                     bd["uid"], itj, wu, rho, sigma, dev["bin_lo"], dev["bin_hi"],
-                                                     from_hist=True, **kw))
-            else:
-                acc = _zeros((K, N_pad, 2))
-                new_chunks = []
-                for rows_c, nid_c in chunks:
-                    acc, nid_c = route_and_range(acc, dev["codes"], rows_c, nid_c, *route_args, feats, n=n)
-                    new_chunks.append((rows_c, nid_c))
-                chunks = new_chunks
-                mx, mn = finish_range(acc)
-                thr = []
-                for i, bd in enumerate(blk):
-                    b = blocks[i]
-                    bd["mn"], bd["mx"] = mn[b], mx[b]
-                    bd["thr"] = draw_thresholds(bd["mn"], bd["mx"], bd["feats"], bd["ok"], seed, bd["tree"],
-                                                bd["uid"], itj, dev["bin_lo"], dev["bin_hi"], n_thresholds=T,
-                                                n_bins=B)[0]
-                    thr.append(bd["thr"])
-                thr = _concat_pad(thr, N_pad)
-                acc = _zeros((K, N_pad, T if shift > 0 else 2 * T))
-                for rows_c, nid_c in chunks:
-                    acc = left_counts(acc, dev["codes"], dev["s"], rows_c, nid_c, feats, thr, shift=shift, n=n)
-                l_all, l_c1 = finish_left(acc, shift=shift)
-                for i, bd in enumerate(blk):
-                    b = blocks[i]
-                    stats = (bd["mn"], bd["mx"], l_all[b], l_c1[b], bd["thr"])
-                    outs.append(choose_random_splits(stats, bd["feats"], bd["ok"], bd["c1"], bd["c0"], seed,
-                                                     bd["tree"], bd["uid"], itj, wu, rho, sigma, dev["bin_lo"],
-                                                     dev["bin_hi"], from_hist=False, **kw))
-        else:
-            chunks = [(r, route(dev["codes"], r, c, *route_args, n_out=N_pad, n=n)) for r, c in chunks]
-            outs = _best_blocks(dev, chunks, blk, blocks, cfg)
-        shrink = C >= 8 * 4096 and M <= C // 8  # the tail of the growth: smaller chunks
-        if -(-M // C) < len(chunks) or shrink:
-            while C >= 8 * 4096 and M <= C // 8:
-                C //= 8
-            chunks = _compact(chunks, C, N_pad)
-        res = {k: np.concatenate([np.asarray(o[k]) for o in outs])[:N] for k in outs[0]}
-        store.cols["risk"][act["gid"]] = res["risk_node"]
-        nc_rows, nc_slots = np.nonzero(res["newly_const"])
-        const[nc_rows, res["feats"][nc_rows, nc_slots]] = True
-        split = res["has_split"]
-        retry = ~split & ~const.all(axis=1)
-        S = np.flatnonzero(split)
-        lc1 = res["left_c1"][S].astype(np.int64)
-        lc0 = res["left_c0"][S].astype(np.int64)
-        ch_c1 = np.stack([lc1, act["c1"][S] - lc1], 1).reshape(-1)
-        ch_c0 = np.stack([lc0, act["c0"][S] - lc0], 1).reshape(-1)
-        ch_risk = np.stack([res["risk_left"][S], res["risk_right"][S]], 1).reshape(-1)
-        ch_depth = np.repeat(act["depth"][S] + 1, 2)
-        ch_tree = np.repeat(act["tree"][S], 2)
-        ch_uid = np.stack([node_uid_child(act["uid"][S], 0), node_uid_child(act["uid"][S], 1)], 1).reshape(-1)
-        ch_gid = store.add(tree=ch_tree.astype(np.int32), depth=ch_depth, c1=ch_c1, c0=ch_c0, risk=ch_risk)
-        pg = act["gid"][S]
-        store.cols["feature"][pg] = res["feature"][S]
-        store.cols["code"][pg] = res["code"][S]
-        store.cols["rr"][pg] = res["rr"][S]
-        store.cols["left"][pg] = ch_gid[0::2]
-        store.cols["right"][pg] = ch_gid[1::2]
-        ch_term = _is_pure(ch_risk, ch_c1, risk) | ((ch_c1 + ch_c0) < cfg["min_samples_split"])
-        if cfg["max_depth"] is not None:
-            ch_term |= ch_depth >= cfg["max_depth"]
-        R = np.flatnonzero(retry)
-        ch_live = np.flatnonzero(~ch_term)
-        N_new = len(R) + len(ch_live)
-        if N_new == 0:
-            break
-        child_map = np.full((N_pad, 2), -1, dtype=np.int32)
-        child_map[R, 0] = np.arange(len(R))
-        child_map[R, 1] = np.arange(len(R))
-        ch_new = np.full(2 * len(S), -1, dtype=np.int64)
-        ch_new[ch_live] = len(R) + np.arange(len(ch_live))
-        child_map[S, 0] = ch_new[0::2]
-        child_map[S, 1] = ch_new[1::2]
-        route_feat = _pad(res["feature"].astype(np.int32), N_pad)
-        route_code = _pad(res["code"].astype(np.int32), N_pad)
-        parent = np.concatenate([R, np.repeat(S, 2)[ch_live]])
-        const = const[parent]
-        act = {
-            "gid": np.concatenate([act["gid"][R], ch_gid[ch_live]]),
-            "tree": np.concatenate([act["tree"][R], ch_tree[ch_live]]).astype(np.uint32),
-            "uid": np.concatenate([act["uid"][R], ch_uid[ch_live]]).astype(np.uint32),
-            "c1": np.concatenate([act["c1"][R], ch_c1[ch_live]]),
-            "c0": np.concatenate([act["c0"][R], ch_c0[ch_live]]),
-            "depth": np.concatenate([act["depth"][R], ch_depth[ch_live]]),
-        }
-        N = N_new
-        M = int((act["c1"] + act["c0"]).sum())
-        N_pad = pad_nodes(N)
-        it += 1
-    return store.view()
-
-
-@partial(jax.jit, static_argnames=("shape",))
-def _zeros(shape):
-    return jnp.zeros(shape, jnp.int32)
-
-
-def _zeros_hist(K, N, B, shift):
-    """Zero histogram accumulator (K, N * B[, 2])."""
-    return _zeros((K, N * B) + (() if shift > 0 else (2,)))
-
-
-def chunk_size(m: int, maximum: int = 1 << 18) -> int:
-    """Entries are processed in chunks of one fixed size per batch (a power of two, 4096 .. ``maximum``): the
-    entry kernels compile once per node padding, whatever the number of live rows."""
-    return int(min(maximum, max(4096, 1 << int(math.ceil(math.log2(max(m, 1)))))))
-
-
-def _make_chunks(rows: np.ndarray, nid: np.ndarray, C: int, n_out: int):
-    m = len(rows)
-    k = max(1, -(-m // C))
-    r = np.zeros(k * C, np.int32)
-    v = np.full(k * C, n_out, np.int32)
-    r[:m] = rows
-    v[:m] = nid
-    return [(jnp.asarray(r[i * C:(i + 1) * C]), jnp.asarray(v[i * C:(i + 1) * C])) for i in range(k)]
-
-
-def _compact(chunks, C: int, n_out: int):
-    """Drop finished entries on the host, keeping their order, and re-chunk (only when a chunk is freed)."""
-    rows_h = np.concatenate([np.asarray(r) for r, _ in chunks])
-    nid_h = np.concatenate([np.asarray(v) for _, v in chunks])
-    keep = np.flatnonzero(nid_h < n_out)
-    return _make_chunks(rows_h[keep], nid_h[keep], C, n_out)
-
-
-def _concat_pad(parts, n):
-    """Concatenate device blocks along axis 0 and zero-pad to ``n`` rows."""
-    rows = sum(p.shape[0] for p in parts)
-    if rows < n:
-        parts = list(parts) + [jnp.zeros((n - rows,) + parts[0].shape[1:], parts[0].dtype)]
-    return parts[0] if len(parts) == 1 else jnp.concatenate(parts)
-
-
-def _pad(a, n, value=0):
-    a = np.asarray(a)
-    out = np.full(n, value, dtype=a.dtype)
-    out[: len(a)] = a
-    return out
-
-
-def _pad2(a, n, value=0):
-    out = np.full((n,) + a.shape[1:], value, dtype=a.dtype)
-    out[: len(a)] = a
-    return out
-
-
-def _best_blocks(dev, chunks, blk, blocks, cfg):
-    """Best-split histograms per node block (bounded by ``hist_budget`` cells), one pass over entries each."""
-    K, B, shift = cfg["K"], cfg["n_bins"], cfg["shift"]
-    cells = K * B * (1 if shift > 0 else 2)
-    outs = []
-    for bd, b in zip(blk, blocks):
-        nb = b.stop - b.start
-        sub = nb
-        while sub > 16 and sub * cells > cfg["hist_budget"]:
-            sub //= 2
-        for s0 in range(0, nb, sub):
-            sl = slice(s0, s0 + sub)
-            part = {k: v[sl] for k, v in bd.items()} if sub < nb else bd
-            acc = _zeros_hist(K, sub, B, shift)
-            off = jnp.asarray(b.start + s0, jnp.int32)
-            for rows_c, nid_c in chunks:
-                acc = histogram(acc, dev["codes"], dev["s"], rows_c, nid_c, part["feats"], off, n_bins=B, shift=shift,
-                                n=dev["n"])
-            hist = split_histogram(acc, n_bins=B, n_blocks=1)[0]
-            outs.append(choose_best_splits(hist, part["feats"], part["ok"], part["c1"], part["c0"], dev["wu"],
-                                           dev["rho"], dev["sigma"], n_bins=B, shift=shift, risk=cfg["risk"],
-                                           loss=cfg["loss"]))
-    return outs
-
-
-def _assemble(parts, binned, n_trees, risk, wu, rho, sigma):
-    """Concatenate batches, order nodes tree by tree (creation order inside a tree) and add derived arrays."""
-    base = np.cumsum([0] + [len(p["tree"]) for p in parts[:-1]])
-    for p, b0 in zip(parts, base):  # child pointers are local to their batch
-        for side in ("left", "right"):
-            p[side] = np.where(p[side] >= 0, p[side] + b0, -1)
-    cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    order = np.argsort(cols["tree"], kind="stable")
-    new_of_old = np.empty_like(order)
-    new_of_old[order] = np.arange(len(order))
-    out = {k: v[order] for k, v in cols.items()}
-    for side in ("left", "right"):
-        a = out[side]
-        out[side] = np.where(a >= 0, new_of_old[np.maximum(a, 0)], -1).astype(np.int32)
-    counts = np.bincount(out["tree"], minlength=n_trees)
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    internal = out["feature"] >= 0
-    thr = np.full(len(order), np.inf, dtype=np.float32)
-    if internal.any():
-        thr[internal] = split_thresholds(binned.bin_lo, binned.bin_hi, out["feature"][internal],
-                                         out["code"][internal])
-    c1 = out["c1"].astype(np.float64)
-    c0 = out["c0"].astype(np.float64)
-    Wp = wu * rho * c1
-    Wn = wu * (c0 - sigma * rho * c1)
-    A = Wp + Wn
-    with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.where(A > 0, Wp / np.where(A > 0, A, 1.0), np.where(Wp > 0, np.inf, 0.0))  # v* (Prop. 1)
-    weight = (wu * rho * c1 + wu * c0).astype(np.float32)  # total example weight |P'| w_p + |U'| w_u
-    rr = np.where(internal, out["rr"], 0.0).astype(np.float32)
-    return {
-        "feature": out["feature"].astype(np.int32),
-        "threshold": thr,
-        "code": out["code"].astype(np.int32),
-        "left": out["left"],
-        "right": out["right"],
-        "value": np.clip(np.nan_to_num(v, nan=0.0, posinf=1.0), 0.0, 1.0).astype(np.float32),
-        "c1": out["c1"].astype(np.int32),
-        "c0": out["c0"].astype(np.int32),
-        "risk": out["risk"].astype(np.float32),
-        "rr": rr,
-        "weight": weight,
-        "depth": out["depth"].astype(np.int32),
-        "tree_offsets": offsets,
-    }
-
+    return assemble_forest(parts, binned, n_trees, wu, rho, sigma)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import weakref
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -24,12 +23,17 @@ from pujax.base import PUClassifierMixin
 from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.risk import NODE_RISK_LOSSES
-from pujax.trees.binning import MAX_BINS, fit_bins
-from pujax.trees.builder import grow_forest
-from pujax.trees.predict import forest_apply, forest_mean_value, prepare_traversal
+from pujax.trees.binning import MAX_BINS
+from pujax.trees.core import (
+    forest_apply,
+    forest_decision,
+    forest_fit,
+    forest_proba,
+    forest_summaries,
+    node_weights,
+)
+from pujax.trees.model import check_forest
 from pujax.validation import as_key, check_in, check_int
-
-_TRAVERSALS = weakref.WeakKeyDictionary()  # estimator -> (forest_, traversal arrays)
 
 __all__ = [
     "PUDecisionTreeClassifier",
@@ -78,12 +82,14 @@ def _resolve_n_jobs(n_jobs) -> int:
 
 
 class _BasePUForest(PUClassifierMixin, BaseEstimator):
-    """Shared fit / predict of the tree estimators. Subclasses set ``_splitter`` and the constructor."""
+    """Shared fit / predict of the tree estimators: validate, call :func:`~pujax.trees.core.forest_fit`, store.
+
+    Subclasses set ``_splitter`` and the constructor."""
 
     _splitter = "random"
     _fixed_risk = None
     _fitted_schema = {
-        "forest_": "tree", "n_estimators_": "int", "max_features_": "int", "weights_": "dict",
+        "forest_": "model:Forest", "n_estimators_": "int", "max_features_": "int", "weights_": "dict",
         "tree_n_leaves_": "i[n_estimators_]", "tree_depths_": "i[n_estimators_]",
         "tree_risk_reduction_importances_": "f[n_estimators_,n_features_in_]",
         "risk_reduction_importances_": "f[n_features_in_]",
@@ -94,25 +100,28 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
     def _risk_value(self):
         return self._fixed_risk if self._fixed_risk is not None else self.risk
 
-    def _config(self, d: int) -> dict:
+    def _check_params(self, d: int = 1) -> dict:
+        """Checked hyper-parameters as the core's arguments (``max_features`` resolved for ``d`` features)."""
         risk = check_in(self._risk_value(), "risk", RISKS)
         loss = check_in(self.loss, "loss", NODE_RISK_LOSSES)
-        n_estimators = check_int(getattr(self, "n_estimators", 1), "n_estimators")
-        max_candidates = check_int(getattr(self, "max_candidates", 1), "max_candidates")
-        max_depth = check_int(self.max_depth, "max_depth", allow_none=True)
-        min_samples_split = check_int(self.min_samples_split, "min_samples_split", low=2)
         n_bins = check_int(self.n_bins, "n_bins", low=2)
         if n_bins > MAX_BINS:
             raise ValueError(f"n_bins={n_bins} must be <= {MAX_BINS} (codes are uint8).")
-        splitter = getattr(self, "splitter", self._splitter)
-        check_in(splitter, "splitter", ("random", "best"))
-        bootstrap = bool(getattr(self, "bootstrap", False))
+        splitter = check_in(getattr(self, "splitter", self._splitter), "splitter", ("random", "best"))
         return dict(
-            risk=risk, loss=loss, n_estimators=n_estimators, max_candidates=max_candidates, max_depth=max_depth,
-            min_samples_split=min_samples_split, n_bins=n_bins, splitter=splitter, bootstrap=bootstrap,
+            risk=risk, loss=loss, n_estimators=check_int(getattr(self, "n_estimators", 1), "n_estimators"),
+            max_candidates=check_int(getattr(self, "max_candidates", 1), "max_candidates"),
+            max_depth=check_int(self.max_depth, "max_depth", allow_none=True),
+            min_samples_split=check_int(self.min_samples_split, "min_samples_split", low=2), n_bins=n_bins,
+            splitter=splitter, bootstrap=bool(getattr(self, "bootstrap", False)),
             max_features=_resolve_max_features(getattr(self, "max_features", None), d),
             n_jobs=_resolve_n_jobs(getattr(self, "n_jobs", None)),
         )
+
+    def _check_loaded(self):
+        check_forest(self.forest_, self.n_features_in_)
+        if self.forest_.n_trees != self.n_estimators_:
+            raise ValueError(f"the forest holds {self.forest_.n_trees} trees, n_estimators_ is {self.n_estimators_}.")
 
     # ------------------------------------------------------------------ fit
     @property
@@ -124,100 +133,44 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
 
         With ``risk="pn"`` ``y`` holds the true labels (1 = positive, 0 = negative): the supervised tree/forest.
         """
-        import jax
-
         check_in(self._risk_value(), "risk", RISKS)
-        X_arr, s_arr, _, _ = self._validate_fit(X, y)
-        cfg = self._config(X_arr.shape[1])
+        X_arr, s_arr, _, prior = self._validate_fit(X, y)
+        d = X_arr.shape[1]
+        cfg = self._check_params(d)
         if cfg["risk"] == "pn":
             self.prior_ = float(s_arr.mean())
-        n, d = X_arr.shape
-        n1 = int(s_arr.sum())
-        n0 = n - n1
-        if cfg["risk"] == "pn":
-            wu, rho, sigma = 1.0 / n, 1.0, 0.0
-        else:
-            wu, rho, sigma = 1.0 / n0, self.prior_ * n0 / n1, 1.0
-        key = as_key(self.random_state)
-        seed = int(np.asarray(jax.random.bits(key, (), dtype=np.uint32)))
-        rng = np.random.default_rng(seed)
-        n_trees = cfg["n_estimators"]
-        if cfg["bootstrap"]:
-            pos = np.flatnonzero(s_arr == 1)
-            neg = np.flatnonzero(s_arr == 0)
-            tree_rows = [np.sort(np.concatenate([rng.choice(pos, n1), rng.choice(neg, n0)])) for _ in range(n_trees)]
-        else:
-            tree_rows = [np.arange(n)] * n_trees
-        binned = fit_bins(X_arr, cfg["n_bins"], seed=seed)
-        with progress(n_trees, desc=type(self).__name__, verbose=bool(getattr(self, "verbose", False))) as bar:
-            forest = grow_forest(
-                binned, s_arr.astype(np.uint8), tree_rows, seed=seed, risk=cfg["risk"], loss=cfg["loss"],
-                wu=wu, rho=rho, sigma=sigma, max_features=cfg["max_features"],
-                n_thresholds=cfg["max_candidates"], mode=cfg["splitter"], max_depth=cfg["max_depth"],
-                min_samples_split=cfg["min_samples_split"], bar=bar, n_jobs=cfg["n_jobs"],
-            )
+        verbose = bool(getattr(self, "verbose", False))
+        with progress(cfg["n_estimators"], desc=type(self).__name__, verbose=verbose) as bar:
+            forest = forest_fit(as_key(self.random_state), X_arr, s_arr, prior, progress_bar=bar, **cfg)
+        wu, rho, sigma = node_weights(s_arr, prior, cfg["risk"])
         self.forest_ = forest
-        self.n_estimators_ = n_trees
+        self.n_estimators_ = cfg["n_estimators"]
         self.max_features_ = int(cfg["max_features"])
         self.weights_ = {"w_u": float(wu), "rho": float(rho), "sigma": float(sigma)}
-        self._set_summaries(d)
+        for name, value in forest_summaries(forest, d).items():
+            setattr(self, name + "_", value)
         return self
 
-    def _set_summaries(self, d: int):
-        f = self.forest_
-        off = f["tree_offsets"]
-        T = len(off) - 1
-        tree = np.repeat(np.arange(T), np.diff(off))
-        leaf = f["left"] < 0
-        self.tree_n_leaves_ = np.bincount(tree[leaf], minlength=T).astype(np.int64)
-        depth = np.zeros(T, np.int64)
-        np.maximum.at(depth, tree, f["depth"].astype(np.int64))
-        self.tree_depths_ = depth
-        internal = ~leaf & np.isfinite(f["rr"])
-        feat = np.where(internal, f["feature"], 0)
-        rr = np.where(internal, f["rr"], 0.0).astype(np.float64)
-        w = f["weight"].astype(np.float64)
-        rr_w = np.where(internal & (w > 0), rr / np.where(w > 0, w, 1.0), 0.0)
-        per_tree = np.zeros((T, d))
-        np.add.at(per_tree, (tree, feat), rr)
-        per_tree_w = np.zeros((T, d))
-        np.add.at(per_tree_w, (tree, feat), rr_w)
-        raw = per_tree.mean(axis=0)
-        self.tree_risk_reduction_importances_ = per_tree
-        self.risk_reduction_importances_ = raw
-        self.normalized_risk_reduction_importances_ = per_tree_w.mean(axis=0)
-        total = raw.sum()
-        self.feature_importances_ = raw / total if total > 0 else np.zeros(d)
-
     # ------------------------------------------------------------------ predict
-    def _traversal(self):
-        """Device arrays for traversal, prepared once per fitted forest (cached outside ``__dict__`` so that
-        predict leaves the estimator unchanged)."""
-        cached = _TRAVERSALS.get(self)
-        if cached is None or cached[0] is not self.forest_:
-            cached = (self.forest_, prepare_traversal(self.forest_))
-            _TRAVERSALS[self] = cached
-        return cached[1]
-
     def predict_proba(self, X):
         """Mean over trees of the leaf probability ``clip(v*, 0, 1)``; columns (P(y=0), P(y=1))."""
         X = self._validate_predict(X)
-        p = np.clip(forest_mean_value(self._traversal(), X).astype(np.float64), 0.0, 1.0)
+        p = forest_proba(self.forest_, X)
         return np.stack([1.0 - p, p], axis=1)
 
     def decision_function(self, X):
         """Mean leaf probability minus 1/2 (positive iff predicted positive, Prop. 4)."""
-        return self.predict_proba(X)[:, 1] - 0.5
+        X = self._validate_predict(X)
+        return forest_decision(self.forest_, X)
 
     def predict(self, X):
         """Predicted classes: ``classes_[1]`` iff the mean leaf probability exceeds 1/2."""
-        return self._to_classes(self.predict_proba(X)[:, 1] > 0.5)
+        return self._to_classes(self.decision_function(X) > 0)
 
     def apply(self, X):
         """Index of the leaf reached in each tree (node index within its tree), shape (n_samples, n_trees)."""
         X = self._validate_predict(X)
-        leaves = forest_apply(self._traversal(), X).astype(np.int64)
-        return leaves - self.forest_["tree_offsets"][:-1][None, :]
+        return forest_apply(self.forest_, X)
 
     def get_n_leaves(self):
         """Number of leaves of every tree (array of length n_estimators)."""
@@ -266,8 +219,8 @@ class PUExtraTreesClassifier(_BasePUForest):
 
     Attributes
     ----------
-    forest_ : dict of flat node arrays (feature, threshold, left, right, value, c1, c0, risk, rr, weight, depth,
-        tree_offsets); feature_importances_ (risk-reduction importance normalised to sum 1),
+    forest_ : :class:`~pujax.trees.model.Forest`, the flat node arrays of every tree (a NamedTuple pytree);
+    feature_importances_ (risk-reduction importance normalised to sum 1),
     risk_reduction_importances_ (mean over trees of the summed risk reductions per feature, §4),
     normalized_risk_reduction_importances_ (each reduction divided by its node's total weight),
     tree_n_leaves_, tree_depths_, prior_.

@@ -5,32 +5,62 @@ point to themselves so extra steps are no-ops. Samples are processed in chunks t
 """
 from __future__ import annotations
 
+import weakref
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["forest_apply", "forest_mean_value", "prepare_traversal"]
+from pujax.trees.model import Forest
+
+__all__ = ["Traversal", "traversal", "forest_leaves", "forest_mean_value"]
 
 
-def prepare_traversal(forest: dict) -> dict:
+class Traversal(NamedTuple):
     """Device arrays for traversal: leaves point to themselves (left = right = self, threshold = +inf)."""
-    n_nodes = len(forest["feature"])
+
+    feature: jax.Array
+    threshold: jax.Array
+    left: jax.Array
+    right: jax.Array
+    value: jax.Array
+    roots: jax.Array
+    n_steps: int
+
+
+_CACHE: dict = {}  # id(forest.left) -> (weakref to forest.left, Traversal)
+
+
+def _prepare(forest: Forest) -> Traversal:
+    n_nodes = forest.n_nodes
     idx = np.arange(n_nodes, dtype=np.int32)
-    leaf = forest["left"] < 0
-    left = np.where(leaf, idx, forest["left"]).astype(np.int32)
-    right = np.where(leaf, idx, forest["right"]).astype(np.int32)
-    feat = np.where(leaf, 0, forest["feature"]).astype(np.int32)
-    return {
-        "feature": jnp.asarray(feat),
-        "threshold": jnp.asarray(forest["threshold"].astype(np.float32)),
-        "left": jnp.asarray(left),
-        "right": jnp.asarray(right),
-        "value": jnp.asarray(forest["value"].astype(np.float32)),
-        "roots": jnp.asarray(forest["tree_offsets"][:-1].astype(np.int32)),
-        "n_steps": int(forest["depth"].max()) if n_nodes else 0,
-    }
+    leaf = forest.left < 0
+    return Traversal(
+        feature=jnp.asarray(np.where(leaf, 0, forest.feature).astype(np.int32)),
+        threshold=jnp.asarray(np.asarray(forest.threshold, dtype=np.float32)),
+        left=jnp.asarray(np.where(leaf, idx, forest.left).astype(np.int32)),
+        right=jnp.asarray(np.where(leaf, idx, forest.right).astype(np.int32)),
+        value=jnp.asarray(np.asarray(forest.value, dtype=np.float32)),
+        roots=jnp.asarray(forest.tree_offsets[:-1].astype(np.int32)),
+        n_steps=int(forest.depth.max()) if n_nodes else 0,
+    )
+
+
+def traversal(forest: Forest) -> Traversal:
+    """The device arrays of ``forest`` for traversal, prepared once per forest (kept while its arrays live)."""
+    key = id(forest.left)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is forest.left:
+        return hit[1]
+    trav = _prepare(forest)
+    try:
+        ref = weakref.ref(forest.left, lambda _, k=key: _CACHE.pop(k, None))
+    except TypeError:  # arrays without weak references: no caching
+        return trav
+    _CACHE[key] = (ref, trav)
+    return trav
 
 
 @partial(jax.jit, static_argnames=("n_steps",))
@@ -57,13 +87,13 @@ def _row_chunk(n_trees: int, budget: int = 1 << 22) -> int:
     return 1 << int(np.floor(np.log2(c)))
 
 
-def _over_row_chunks(trav: dict, X: np.ndarray, fn, empty: np.ndarray) -> np.ndarray:
+def _over_row_chunks(trav: Traversal, X: np.ndarray, fn, empty: np.ndarray) -> np.ndarray:
     """Apply the jit function ``fn(xb, n_steps)`` to fixed-size row chunks of ``X`` (the last one zero-padded to a
     bucket size, so few shapes compile) and concatenate the results along axis 0."""
     X = np.asarray(X, dtype=np.float32)
     n = X.shape[0]
-    chunk = _row_chunk(int(trav["roots"].shape[0]))
-    steps = _steps_bucket(trav["n_steps"])
+    chunk = _row_chunk(int(trav.roots.shape[0]))
+    steps = _steps_bucket(trav.n_steps)
     out = []
     for a in range(0, n, chunk):
         xb = X[a: a + chunk]
@@ -75,13 +105,14 @@ def _over_row_chunks(trav: dict, X: np.ndarray, fn, empty: np.ndarray) -> np.nda
     return np.concatenate(out, axis=0) if out else empty
 
 
-def forest_apply(trav: dict, X: np.ndarray) -> np.ndarray:
+def forest_leaves(forest: Forest, X: np.ndarray) -> np.ndarray:
     """Global leaf index reached by every sample in every tree, shape (n_samples, n_trees) int32."""
-    def fn(xb, steps):
-        return _leaves(xb, trav["feature"], trav["threshold"], trav["left"], trav["right"], trav["roots"],
-                       n_steps=steps)
+    trav = traversal(forest)
 
-    return _over_row_chunks(trav, X, fn, np.zeros((0, int(trav["roots"].shape[0])), np.int32))
+    def fn(xb, steps):
+        return _leaves(xb, trav.feature, trav.threshold, trav.left, trav.right, trav.roots, n_steps=steps)
+
+    return _over_row_chunks(trav, X, fn, np.zeros((0, int(trav.roots.shape[0])), np.int32))
 
 
 @partial(jax.jit, static_argnames=("n_steps",))
@@ -90,10 +121,12 @@ def _mean_value(X, feature, threshold, left, right, roots, value, *, n_steps: in
     return jnp.mean(value[leaves], axis=1)
 
 
-def forest_mean_value(trav: dict, X: np.ndarray) -> np.ndarray:
+def forest_mean_value(forest: Forest, X: np.ndarray) -> np.ndarray:
     """Mean over trees of the leaf value (probability of the positive class), shape (n_samples,)."""
+    trav = traversal(forest)
+
     def fn(xb, steps):
-        return _mean_value(xb, trav["feature"], trav["threshold"], trav["left"], trav["right"], trav["roots"],
-                           trav["value"], n_steps=steps)
+        return _mean_value(xb, trav.feature, trav.threshold, trav.left, trav.right, trav.roots, trav.value,
+                           n_steps=steps)
 
     return _over_row_chunks(trav, X, fn, np.zeros(0, np.float32))

@@ -1,0 +1,175 @@
+"""Host-side bookkeeping of the tree builder: the growable node store of a batch of trees, padding helpers, entry
+chunks, and the final assembly of all batches into one :class:`~pujax.trees.model.Forest`."""
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pujax.trees.binning import split_thresholds
+from pujax.trees.model import Forest
+
+__all__ = ["NodeStore", "assemble_forest", "pad_nodes", "node_block", "chunk_size", "make_chunks", "compact_chunks",
+           "pad", "pad2", "concat_pad", "zeros_hist", "zeros"]
+
+
+class NodeStore:
+    """Growable columnar store of the nodes of one batch of trees (in creation order)."""
+
+    fields = {
+        "tree": np.int32, "depth": np.int32, "c1": np.int64, "c0": np.int64, "risk": np.float32,
+        "feature": np.int32, "code": np.int32, "rr": np.float32, "left": np.int64, "right": np.int64,
+    }
+    defaults = {"feature": -1, "code": -1, "left": -1, "right": -1, "rr": 0.0}
+
+    def __init__(self, capacity: int = 1024):
+        self.n = 0
+        self.cols = {k: np.full(capacity, self.defaults.get(k, 0), dtype=v) for k, v in self.fields.items()}
+
+    def add(self, **cols) -> np.ndarray:
+        """Append nodes (columns of equal length); return their ids."""
+        m = len(next(iter(cols.values())))
+        if self.n + m > len(self.cols["tree"]):
+            cap = max(2 * len(self.cols["tree"]), self.n + m)
+            for k, v in self.cols.items():
+                new = np.full(cap, self.defaults.get(k, 0), dtype=v.dtype)
+                new[: self.n] = v[: self.n]
+                self.cols[k] = new
+        ids = np.arange(self.n, self.n + m)
+        for k, v in cols.items():
+            self.cols[k][ids] = v
+        self.n += m
+        return ids
+
+    def view(self) -> dict:
+        """The stored nodes as a dict of numpy columns."""
+        return {k: v[: self.n] for k, v in self.cols.items()}
+
+
+def pad_nodes(n: int) -> int:
+    """Padded node count: 128 for small levels, else a multiple of 1024 (node kernels run in blocks of 1024)."""
+    if n <= 128:
+        return 128
+    if n <= 1024:
+        return 1024
+    return 1024 * int(math.ceil(n / 1024))
+
+
+def node_block(n_pad: int) -> int:
+    """Block size of the per-node kernels (two compiled shapes: 128 and 1024)."""
+    return min(n_pad, 1024)
+
+
+def chunk_size(m: int, maximum: int = 1 << 18) -> int:
+    """Entries are processed in chunks of one fixed size per batch (a power of two, 4096 .. ``maximum``): the
+    entry kernels compile once per node padding, whatever the number of live rows."""
+    return int(min(maximum, max(4096, 1 << int(math.ceil(math.log2(max(m, 1)))))))
+
+
+def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put=jnp.asarray) -> tuple:
+    """Split entries ``(rows, nid)`` into device chunks of ``size`` (padding: ``nid = n_out``, dropped)."""
+    m = len(rows)
+    k = max(1, -(-m // size))
+    r = np.zeros(k * size, np.int32)
+    v = np.full(k * size, n_out, np.int32)
+    r[:m] = rows
+    v[:m] = nid
+    return tuple((put(r[i * size:(i + 1) * size]), put(v[i * size:(i + 1) * size])) for i in range(k))
+
+
+def compact_chunks(chunks, size: int, n_out: int, put=jnp.asarray, get=np.asarray) -> tuple:
+    """Drop finished entries (``nid >= n_out``) on the host, keeping their order, and re-chunk."""
+    rows_h = np.concatenate([get(r) for r, _ in chunks])
+    nid_h = np.concatenate([get(v) for _, v in chunks])
+    keep = np.flatnonzero(nid_h < n_out)
+    return make_chunks(rows_h[keep], nid_h[keep], size, n_out, put)
+
+
+def concat_pad(parts, n):
+    """Concatenate device blocks along axis 0 and zero-pad to ``n`` rows."""
+    rows = sum(p.shape[0] for p in parts)
+    if rows < n:
+        parts = list(parts) + [jnp.zeros((n - rows,) + parts[0].shape[1:], parts[0].dtype)]
+    return parts[0] if len(parts) == 1 else jnp.concatenate(parts)
+
+
+def pad(a, n, value=0) -> np.ndarray:
+    """1-D numpy array padded with ``value`` to length ``n``."""
+    a = np.asarray(a)
+    out = np.full(n, value, dtype=a.dtype)
+    out[: len(a)] = a
+    return out
+
+
+def pad2(a, n, value=0) -> np.ndarray:
+    """numpy array padded along axis 0 with ``value`` to ``n`` rows."""
+    out = np.full((n,) + a.shape[1:], value, dtype=a.dtype)
+    out[: len(a)] = a
+    return out
+
+
+@partial(jax.jit, static_argnames=("shape",))
+def zeros(shape):
+    """int32 zeros of a static shape (an accumulator)."""
+    return jnp.zeros(shape, jnp.int32)
+
+
+def zeros_hist(n_slots: int, n_nodes: int, n_bins: int, shift: int):
+    """Zero histogram accumulator ``(K, N * B[, 2])`` (two channels when counts are not packed)."""
+    return zeros((n_slots, n_nodes * n_bins) + (() if shift > 0 else (2,)))
+
+
+def _merge_batches(parts: list) -> dict:
+    """Concatenate batches and order nodes tree by tree (creation order inside a tree), remapping children."""
+    base = np.cumsum([0] + [len(p["tree"]) for p in parts[:-1]])
+    for p, b0 in zip(parts, base):  # child pointers are local to their batch
+        for side in ("left", "right"):
+            p[side] = np.where(p[side] >= 0, p[side] + b0, -1)
+    cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    order = np.argsort(cols["tree"], kind="stable")
+    new_of_old = np.empty_like(order)
+    new_of_old[order] = np.arange(len(order))
+    out = {k: v[order] for k, v in cols.items()}
+    for side in ("left", "right"):
+        a = out[side]
+        out[side] = np.where(a >= 0, new_of_old[np.maximum(a, 0)], -1).astype(np.int32)
+    return out
+
+
+def assemble_forest(parts: list, binned, n_trees: int, wu: float, rho: float, sigma: float) -> Forest:
+    """One :class:`Forest` from the node stores of all batches, with thresholds, leaf values and weights."""
+    out = _merge_batches(parts)
+    n_nodes = len(out["tree"])
+    counts = np.bincount(out["tree"], minlength=n_trees)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    internal = out["feature"] >= 0
+    thr = np.full(n_nodes, np.inf, dtype=np.float32)
+    if internal.any():
+        thr[internal] = split_thresholds(binned.bin_lo, binned.bin_hi, out["feature"][internal],
+                                         out["code"][internal])
+    c1 = out["c1"].astype(np.float64)
+    c0 = out["c0"].astype(np.float64)
+    Wp = wu * rho * c1
+    Wn = wu * (c0 - sigma * rho * c1)
+    A = Wp + Wn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(A > 0, Wp / np.where(A > 0, A, 1.0), np.where(Wp > 0, np.inf, 0.0))  # v* (Prop. 1)
+    weight = (wu * rho * c1 + wu * c0).astype(np.float32)  # total example weight |P'| w_p + |U'| w_u
+    return Forest(
+        feature=out["feature"].astype(np.int32),
+        threshold=thr,
+        code=out["code"].astype(np.int32),
+        left=out["left"],
+        right=out["right"],
+        value=np.clip(np.nan_to_num(v, nan=0.0, posinf=1.0), 0.0, 1.0).astype(np.float32),
+        c1=out["c1"].astype(np.int32),
+        c0=out["c0"].astype(np.int32),
+        risk=out["risk"].astype(np.float32),
+        rr=np.where(internal, out["rr"], 0.0).astype(np.float32),
+        weight=weight,
+        depth=out["depth"].astype(np.int32),
+        tree_offsets=offsets,
+    )

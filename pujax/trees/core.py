@@ -1,0 +1,136 @@
+r"""Functional core of the PU forests (Wilton et al., NeurIPS 2022): ``forest_fit`` -> :class:`Forest`, then
+``forest_proba`` / ``forest_decision`` / ``forest_apply`` on new rows.
+
+Every node holds :math:`W_p = |P'| w_p` and :math:`W_n = |U'| w_u - |P'| w_p` with :math:`w_p = \pi / n_p`,
+:math:`w_u = 1 / n_u` (Prop. 1), written ``W_p = w_u rho c1``, ``W_n = w_u (c0 - sigma rho c1)`` with
+``rho = w_p / w_u`` and ``sigma = 1``; the supervised (PN) forest uses ``w = 1 / n``, ``rho = 1``, ``sigma = 0``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pujax.trees.binning import fit_bins
+from pujax.trees.builder import grow_forest
+from pujax.trees.model import Forest
+from pujax.trees.predict import forest_leaves, forest_mean_value
+
+__all__ = ["forest_fit", "forest_proba", "forest_decision", "forest_apply", "forest_summaries", "node_weights",
+           "tree_rows"]
+
+
+def node_weights(s: np.ndarray, prior: float | None, risk: str) -> tuple[float, float, float]:
+    """``(w_u, rho, sigma)`` of the node weights (module docstring); ``prior`` is unused for ``risk="pn"``."""
+    n = len(s)
+    n1 = int(np.sum(s))
+    n0 = n - n1
+    if risk == "pn":
+        return 1.0 / n, 1.0, 0.0
+    return 1.0 / n0, float(prior) * n0 / n1, 1.0
+
+
+def tree_rows(seed: int, s: np.ndarray, n_trees: int, bootstrap: bool) -> list:
+    """Training rows of every tree: all rows, or a bootstrap of P and of U drawn separately (sorted)."""
+    n = len(s)
+    if not bootstrap:
+        return [np.arange(n)] * n_trees
+    rng = np.random.default_rng(seed)
+    pos = np.flatnonzero(s == 1)
+    neg = np.flatnonzero(s == 0)
+    return [np.sort(np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])) for _ in range(n_trees)]
+
+
+def forest_fit(key, X: np.ndarray, s: np.ndarray, prior: float | None, *, risk: str = "nnpu",
+               loss: str = "quadratic", n_estimators: int = 100, max_features: int | None = None,
+               max_candidates: int = 1, splitter: str = "random", max_depth: int | None = None,
+               min_samples_split: int = 2, bootstrap: bool = False, n_bins: int = 256, n_jobs: int = 1,
+               progress_bar=None) -> Forest:
+    """Grow a PU forest (or a supervised one with ``risk="pn"``) on validated data.
+
+    Parameters
+    ----------
+    key : JAX PRNG key
+        All randomness (bin subsample, bootstrap, features and thresholds) derives from one 32-bit draw of it.
+    X : (n, d) float array
+    s : (n,) int array in {0, 1}
+        1 = labeled positive (PU) or positive class (``risk="pn"``).
+    prior : float in (0, 1) or None
+        Class prior pi (unused for ``risk="pn"``).
+    risk, loss : node-risk estimator and loss (:func:`pujax.risk.node_risk`, eq. (5)/(6), Prop. 1-3).
+    n_estimators : number of trees.
+    max_features : features sampled per node (``None``: all).
+    max_candidates : random thresholds per sampled feature (``splitter="random"``).
+    splitter : "random" (Extra Trees, thresholds uniform in the node's range) or "best" (every bin boundary).
+    max_depth, min_samples_split : stopping rules (besides pure nodes and identical rows).
+    bootstrap : resample P and U separately, with replacement, for every tree.
+    n_bins : histogram bins per feature (at most 256).
+    n_jobs : tree batches grown concurrently in host threads.
+    progress_bar : optional object with ``update(k)``, called as trees finish.
+
+    Returns
+    -------
+    Forest
+    """
+    import jax
+
+    s = np.asarray(s)
+    seed = int(np.asarray(jax.random.bits(key, (), dtype=np.uint32)))
+    wu, rho, sigma = node_weights(s, prior, risk)
+    rows = tree_rows(seed, s, int(n_estimators), bool(bootstrap))
+    binned = fit_bins(np.asarray(X, dtype=np.float32), int(n_bins), seed=seed)
+    d = X.shape[1]
+    return grow_forest(
+        binned, s.astype(np.uint8), rows, seed=seed, risk=risk, loss=loss, wu=wu, rho=rho, sigma=sigma,
+        max_features=d if max_features is None else int(max_features), n_thresholds=int(max_candidates),
+        mode=splitter, max_depth=max_depth, min_samples_split=int(min_samples_split), bar=progress_bar,
+        n_jobs=n_jobs)
+
+
+def forest_proba(forest: Forest, X: np.ndarray) -> np.ndarray:
+    """Mean over trees of the leaf value ``clip(v*, 0, 1)``: the probability of the positive class, shape (n,)."""
+    return np.clip(forest_mean_value(forest, X).astype(np.float64), 0.0, 1.0)
+
+
+def forest_decision(forest: Forest, X: np.ndarray) -> np.ndarray:
+    """Mean leaf probability minus 1/2: positive iff the row is predicted positive (Prop. 4)."""
+    return forest_proba(forest, X) - 0.5
+
+
+def forest_apply(forest: Forest, X: np.ndarray) -> np.ndarray:
+    """Leaf reached in every tree, as a node index within its tree, shape (n, n_trees) int64."""
+    return forest_leaves(forest, X).astype(np.int64) - forest.tree_offsets[:-1][None, :]
+
+
+def forest_summaries(forest: Forest, n_features: int) -> dict:
+    """Per-tree leaf counts and depths, and the risk-reduction importances of the PU ET paper (§4).
+
+    Returns a dict with ``tree_n_leaves``, ``tree_depths`` (n_trees,), ``tree_risk_reduction_importances``
+    (n_trees, d: summed risk reductions per feature), ``risk_reduction_importances`` (their mean over trees),
+    ``normalized_risk_reduction_importances`` (each reduction divided by its node's total weight, then the same)
+    and ``feature_importances`` (the raw importances normalised to sum 1; zeros when no split was made).
+    """
+    off = forest.tree_offsets
+    T = len(off) - 1
+    d = int(n_features)
+    tree = np.repeat(np.arange(T), np.diff(off))
+    leaf = forest.left < 0
+    depth = np.zeros(T, np.int64)
+    np.maximum.at(depth, tree, forest.depth.astype(np.int64))
+    internal = ~leaf & np.isfinite(forest.rr)
+    feat = np.where(internal, forest.feature, 0)
+    rr = np.where(internal, forest.rr, 0.0).astype(np.float64)
+    w = forest.weight.astype(np.float64)
+    rr_w = np.where(internal & (w > 0), rr / np.where(w > 0, w, 1.0), 0.0)
+    per_tree = np.zeros((T, d))
+    np.add.at(per_tree, (tree, feat), rr)
+    per_tree_w = np.zeros((T, d))
+    np.add.at(per_tree_w, (tree, feat), rr_w)
+    raw = per_tree.mean(axis=0)
+    total = raw.sum()
+    return {
+        "tree_n_leaves": np.bincount(tree[leaf], minlength=T).astype(np.int64),
+        "tree_depths": depth,
+        "tree_risk_reduction_importances": per_tree,
+        "risk_reduction_importances": raw,
+        "normalized_risk_reduction_importances": per_tree_w.mean(axis=0),
+        "feature_importances": raw / total if total > 0 else np.zeros(d),
+    }
