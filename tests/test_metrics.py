@@ -320,3 +320,29 @@ def test_scorers_in_grid_search():
     assert sc(est, X, s) == pytest.approx(float(metrics.pu_accuracy(s, est.predict(X), 0.3)))
     with pytest.warns(FutureWarning), pytest.raises(ValueError, match="prior"):
         metrics.make_pu_risk_scorer(1.5)
+
+
+def test_new_lengths_in_the_same_bucket_compile_nothing():
+    """Host calls pad to pujax.compilation.bucket_size rows (masked): 290 and 301 rows reuse the 300-row programs."""
+    from pujax.compilation import count_compilations
+
+    r = np.random.default_rng(2)
+
+    def run(n):
+        y, s = r.integers(0, 2, n), np.r_[1, 0, r.integers(0, 2, n - 2)]
+        x = r.normal(size=n)
+        pred = (x > 0).astype(int)
+        out = [metrics.accuracy(y, pred), metrics.f1_score(y, pred), metrics.balanced_accuracy(y, pred),
+               metrics.roc_auc(y, x), metrics.average_precision(y, x), metrics.lee_liu_score(s, pred),
+               metrics.pu_zero_one_risk(s, pred, 0.3), metrics.pu_f1_score(s, pred, 0.3, scenario="censoring"),
+               metrics.pu_roc_auc(s, x, 0.3), metrics.pu_lift_auc(s, x)]
+        ref = [skm.accuracy_score(y, pred), skm.f1_score(y, pred), skm.balanced_accuracy_score(y, pred),
+               skm.roc_auc_score(y, x), skm.average_precision_score(y, x)]
+        np.testing.assert_allclose([float(v) for v in out[:5]], ref, atol=1e-6)  # padding changes nothing
+        return out
+
+    run(300)
+    with count_compilations() as c:
+        run(290)
+        run(301)
+    assert c.count == 0

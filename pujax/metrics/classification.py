@@ -12,7 +12,9 @@ import warnings
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from pujax.compilation import bucket_size, pad_rows
 from pujax.metrics._checks import UndefinedMetricWarning, check_pair, is_traced
 
 __all__ = ["accuracy", "balanced_accuracy", "precision", "recall", "f1_score", "roc_auc", "average_precision",
@@ -41,6 +43,20 @@ def _checked(y_true, second, scores=False):
     return t, p, True
 
 
+def _masked(a, b, host: bool):
+    """``(a, b, w)`` for a kernel: host arrays padded to :func:`~pujax.compilation.bucket_size` rows with weight
+    ``w = 0`` on the padding (one compilation per bucket, not per length); traced arrays with ``w = 1``."""
+    if not host:
+        a = jnp.asarray(a).reshape(-1)
+        return a, jnp.asarray(b).reshape(-1), jnp.ones(a.shape, jnp.float32)
+    n = a.shape[0]
+    size = bucket_size(n)
+    w = np.zeros(size, np.float32)
+    w[:n] = 1.0
+    a, b = pad_rows(size, a, b)
+    return a, b, w
+
+
 def confusion_counts(y_true, y_pred):
     """Return the confusion counts ``(tp, fp, tn, fn)`` of binary labels as float32 scalars.
 
@@ -59,14 +75,14 @@ def confusion_counts(y_true, y_pred):
     >>> [int(c) for c in confusion_counts([1, 1, 0, 0], [1, 0, 1, 0])]
     [1, 1, 1, 1]
     """
-    t, p, _ = _checked(y_true, y_pred)
-    return _counts(t, p)
+    t, p, host = _checked(y_true, y_pred)
+    return _counts(*_masked(t, p, host))
 
 
 @jax.jit
-def _counts(y_true, y_pred):
+def _counts(y_true, y_pred, w):
     t, p = _labels(y_true), _labels(y_pred)
-    return jnp.sum(t * p), jnp.sum((1 - t) * p), jnp.sum((1 - t) * (1 - p)), jnp.sum(t * (1 - p))
+    return jnp.sum(w * t * p), jnp.sum(w * (1 - t) * p), jnp.sum(w * (1 - t) * (1 - p)), jnp.sum(w * t * (1 - p))
 
 
 def accuracy(y_true, y_pred):
@@ -86,13 +102,13 @@ def accuracy(y_true, y_pred):
     >>> round(float(accuracy([1, 0, 1, 1], [1, 1, 1, 1])), 4)
     0.75
     """
-    t, p, _ = _checked(y_true, y_pred)
-    return _accuracy(t, p)
+    t, p, host = _checked(y_true, y_pred)
+    return _accuracy(*_masked(t, p, host))
 
 
 @jax.jit
-def _accuracy(t, p):
-    return jnp.mean(_labels(t) == _labels(p))
+def _accuracy(t, p, w):
+    return _div(jnp.sum(w * (_labels(t) == _labels(p))), jnp.sum(w))
 
 
 def precision(y_true, y_pred):
@@ -115,7 +131,7 @@ def precision(y_true, y_pred):
     t, p, host = _checked(y_true, y_pred)
     if host and not p.any():
         _warn("Precision is ill-defined and being set to 0.0 due to no predicted samples.")
-    tp, fp, _, _ = _counts(t, p)
+    tp, fp, _, _ = _counts(*_masked(t, p, host))
     return _div(tp, tp + fp)
 
 
@@ -139,7 +155,7 @@ def recall(y_true, y_pred):
     t, p, host = _checked(y_true, y_pred)
     if host and not t.any():
         _warn("Recall is ill-defined and being set to 0.0 due to no true samples.")
-    tp, _, _, fn = _counts(t, p)
+    tp, _, _, fn = _counts(*_masked(t, p, host))
     return _div(tp, tp + fn)
 
 
@@ -164,7 +180,7 @@ def f1_score(y_true, y_pred):
     t, p, host = _checked(y_true, y_pred)
     if host and not (t.any() or p.any()):
         _warn("F-score is ill-defined and being set to 0.0 due to no true nor predicted samples.")
-    tp, fp, _, fn = _counts(t, p)
+    tp, fp, _, fn = _counts(*_masked(t, p, host))
     return _div(2 * tp, 2 * tp + fp + fn)
 
 
@@ -190,12 +206,12 @@ def balanced_accuracy(y_true, y_pred):
     t, p, host = _checked(y_true, y_pred)
     if host and t.min() == t.max() and p.min() != p.max():
         _warn("y_pred contains classes not in y_true", UserWarning)
-    return _balanced_accuracy(t, p)
+    return _balanced_accuracy(*_masked(t, p, host))
 
 
 @jax.jit
-def _balanced_accuracy(t, p):
-    tp, fp, tn, fn = _counts(t, p)
+def _balanced_accuracy(t, p, w):
+    tp, fp, tn, fn = _counts(t, p, w)
     has_p, has_n = (tp + fn) > 0, (tn + fp) > 0
     tpr, tnr = _div(tp, tp + fn), _div(tn, tn + fp)
     n_cls = has_p.astype(jnp.float32) + has_n.astype(jnp.float32)
@@ -251,15 +267,14 @@ def roc_auc(y_true, y_score):
     t, x, host = _checked(y_true, y_score, scores=True)
     if host and t.min() == t.max():
         _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
-    return _roc_auc(t, x)
+    return _roc_auc(*_masked(t, x, host))
 
 
 @jax.jit
-def _roc_auc(t, x):
-    t = _labels(t)
-    n_pos = jnp.sum(t)
-    auc = _mann_whitney(x, t, 1.0 - t)
-    return jnp.where((n_pos > 0) & (n_pos < t.shape[0]), auc, jnp.nan)
+def _roc_auc(t, x, w):
+    pos, neg = _labels(t) * w, (1.0 - _labels(t)) * w
+    auc = _mann_whitney(x, pos, neg)
+    return jnp.where((jnp.sum(pos) > 0) & (jnp.sum(neg) > 0), auc, jnp.nan)
 
 
 def average_precision(y_true, y_score):
@@ -288,17 +303,19 @@ def average_precision(y_true, y_score):
     t, x, host = _checked(y_true, y_score, scores=True)
     if host and not t.any():
         _warn("No positive class found in y_true, recall is set to one for all thresholds.", UserWarning)
-    return _average_precision(t, x)
+    return _average_precision(*_masked(t, x, host))
 
 
 @jax.jit
-def _average_precision(t, x):
-    t = _labels(t)
+def _average_precision(t, x, w):
+    t = _labels(t) * w
     x = jnp.asarray(x).reshape(-1)
     order = jnp.argsort(x)
-    cpos = jnp.concatenate([jnp.zeros((1,), jnp.float32), jnp.cumsum(t[order])])
+    zero = jnp.zeros((1,), jnp.float32)
+    cpos = jnp.concatenate([zero, jnp.cumsum(t[order])])
+    cw = jnp.concatenate([zero, jnp.cumsum(w[order])])
     lo = jnp.searchsorted(x[order], x, side="left")
     n_pos = jnp.sum(t)
-    at_or_above = (t.shape[0] - lo).astype(jnp.float32)
+    at_or_above = jnp.sum(w) - cw[lo]
     prec = (n_pos - cpos[lo]) / jnp.maximum(at_or_above, 1.0)
     return _div(jnp.sum(t * prec), n_pos)

@@ -61,44 +61,44 @@ from pujax.metrics._checks import (
     warn_constant_scores,
     warn_degenerate,
 )
-from pujax.metrics.classification import _div, _labels, _mann_whitney
+from pujax.metrics.classification import _div, _labels, _mann_whitney, _masked
 from pujax.risk import upu_risk
 
 __all__ = ["lee_liu_score", "pu_score", "pu_zero_one_risk", "pu_recall", "pu_precision", "pu_f1_score",
            "pu_accuracy", "pu_balanced_accuracy", "pu_roc_auc", "pu_lift_auc"]
 
 
-def _pu_checked(s, second, scores=False, warn=True):
-    """Validated ``(s01, predictions or score ranks)``; unchanged while traced. Warns on a degenerate predictor."""
+def _pu_checked(s, second, scores=False):
+    """``(s01, predictions or score ranks, w)`` ready for a kernel (:func:`~pujax.metrics.classification._masked`):
+    validated (a degenerate predictor warns) unless traced."""
     if is_traced(s, second):
-        return s, second
+        return _masked(s, second, False)
     s01, p = check_pu_pair(s, second, "y_score" if scores else "y_pred", scores=scores)
-    if warn:
-        (warn_constant_scores if scores else warn_degenerate)(p)
-    return s01, p
+    (warn_constant_scores if scores else warn_degenerate)(p)
+    return _masked(s01, p, True)
 
 
 @jax.jit
-def _rates(s, y_pred):
+def _rates(s, y_pred, w):
     """``(R, q_u, q_all, n_l, n_u)``: recall on the labeled rows, positive rate on unlabeled / all rows."""
-    sl, p = _labels(s), _labels(y_pred)
-    su = 1.0 - sl
+    sl, p = _labels(s) * w, _labels(y_pred)
+    su = (1.0 - _labels(s)) * w
     n_l, n_u = jnp.sum(sl), jnp.sum(su)
-    return _div(jnp.sum(sl * p), n_l), _div(jnp.sum(su * p), n_u), jnp.mean(p), n_l, n_u
+    return _div(jnp.sum(sl * p), n_l), _div(jnp.sum(su * p), n_u), _div(jnp.sum(w * p), n_l + n_u), n_l, n_u
 
 
-def _population(s, y_pred, prior, scenario):
+def _population(s, y_pred, w, prior, scenario):
     """``(R, q, pi)`` of the population named by ``scenario`` (module docstring, (P1))."""
-    rec, q_u, q_all, n_l, n_u = _rates(s, y_pred)
+    rec, q_u, q_all, n_l, n_u = _rates(s, y_pred, w)
     prior = jnp.asarray(prior, jnp.float32)
     if scenario == "case-control":
         return rec, q_u, prior
     return rec, q_all, (n_l + prior * n_u) / (n_l + n_u)
 
 
-def _args(s, y_pred, prior, scenario, scores=False):
-    s, y_pred = _pu_checked(s, y_pred, scores=scores)
-    return s, y_pred, check_metric_prior(prior), check_scenario(scenario)
+def _args(s, y_pred, prior, scenario):
+    s, y_pred, w = _pu_checked(s, y_pred)
+    return s, y_pred, w, check_metric_prior(prior), check_scenario(scenario)
 
 
 def lee_liu_score(s, y_pred):
@@ -129,8 +129,7 @@ def lee_liu_score(s, y_pred):
     >>> round(float(lee_liu_score(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0])), 4)  # (3/4)^2 / (5/10)
     1.125
     """
-    s, y_pred = _pu_checked(s, y_pred)
-    rec, _, q_all, _, _ = _rates(s, y_pred)
+    rec, _, q_all, _, _ = _rates(*_pu_checked(s, y_pred))
     return _div(rec * rec, q_all)
 
 
@@ -166,15 +165,14 @@ def pu_zero_one_risk(s, y_pred, prior):
     >>> round(float(pu_zero_one_risk(s, [1, 0, 1, 0, 0, 0], prior=0.5)), 4)  # 0.5*0.5 + 0.25 - 0.5*0.5
     0.25
     """
-    s, y_pred = _pu_checked(s, y_pred)
-    prior = check_metric_prior(prior)
-    return _zero_one(s, y_pred, prior)
+    s, y_pred, w = _pu_checked(s, y_pred)
+    return _zero_one(s, y_pred, w, check_metric_prior(prior))
 
 
 @jax.jit
-def _zero_one(s, y_pred, prior):
+def _zero_one(s, y_pred, w, prior):
     margin = 2.0 * _labels(y_pred) - 1.0
-    return upu_risk(margin, _labels(s), prior, loss="zero_one")
+    return upu_risk(margin, _labels(s), prior, loss="zero_one", weights=w)
 
 
 def pu_recall(s, y_pred):
@@ -200,8 +198,7 @@ def pu_recall(s, y_pred):
     >>> round(float(pu_recall([1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 0])), 4)
     0.75
     """
-    s, y_pred = _pu_checked(s, y_pred)
-    return _rates(s, y_pred)[0]
+    return _rates(*_pu_checked(s, y_pred))[0]
 
 
 def pu_precision(s, y_pred, prior, *, scenario: str = "case-control"):
@@ -233,8 +230,8 @@ def pu_precision(s, y_pred, prior, *, scenario: str = "case-control"):
     >>> round(float(pu_precision(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.4 * 0.75 / (2/6)
     0.9
     """
-    s, y_pred, prior, scenario = _args(s, y_pred, prior, scenario)
-    rec, q, pi = _population(s, y_pred, prior, scenario)
+    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario)
+    rec, q, pi = _population(s, y_pred, w, prior, scenario)
     return jnp.clip(_div(pi * rec, q), 0.0, 1.0)
 
 
@@ -270,8 +267,8 @@ def pu_f1_score(s, y_pred, prior, *, scenario: str = "case-control"):
     >>> round(float(pu_f1_score(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.6 / (0.4 + 1/3)
     0.8182
     """
-    s, y_pred, prior, scenario = _args(s, y_pred, prior, scenario)
-    rec, q, pi = _population(s, y_pred, prior, scenario)
+    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario)
+    rec, q, pi = _population(s, y_pred, w, prior, scenario)
     return jnp.clip(_div(2.0 * pi * rec, pi + q), 0.0, 1.0)
 
 
@@ -306,8 +303,8 @@ def pu_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
     >>> round(float(pu_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 1 - 0.4 - 1/3 + 0.6
     0.8667
     """
-    s, y_pred, prior, scenario = _args(s, y_pred, prior, scenario)
-    rec, q, pi = _population(s, y_pred, prior, scenario)
+    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario)
+    rec, q, pi = _population(s, y_pred, w, prior, scenario)
     return jnp.clip(1.0 - pi - q + 2.0 * pi * rec, 0.0, 1.0)
 
 
@@ -341,8 +338,8 @@ def pu_balanced_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
     >>> round(float(pu_balanced_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # FPR = 1/18
     0.8472
     """
-    s, y_pred, prior, scenario = _args(s, y_pred, prior, scenario)
-    rec, q, pi = _population(s, y_pred, prior, scenario)
+    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario)
+    rec, q, pi = _population(s, y_pred, w, prior, scenario)
     fpr = jnp.clip((q - pi * rec) / (1.0 - pi), 0.0, 1.0)
     return jnp.clip(0.5 * (rec + 1.0 - fpr), 0.0, 1.0)
 
@@ -379,15 +376,14 @@ def pu_roc_auc(s, y_score, prior):
     >>> round(float(pu_roc_auc(s, [0.9, 0.8, 0.85, 0.1, 0.2, 0.3], prior=0.25)), 4)  # (0.875 - 0.125) / 0.75
     1.0
     """
-    s, x = _pu_checked(s, y_score, scores=True)
-    prior = check_metric_prior(prior)
-    return _corrected_auc(s, x, prior)
+    s, x, w = _pu_checked(s, y_score, scores=True)
+    return _corrected_auc(s, x, w, check_metric_prior(prior))
 
 
 @jax.jit
-def _corrected_auc(s, x, prior):
+def _corrected_auc(s, x, w, prior):
     sl = _labels(s)
-    auc_lu = _mann_whitney(x, sl, 1.0 - sl)
+    auc_lu = _mann_whitney(x, sl * w, (1.0 - sl) * w)
     return jnp.clip((auc_lu - 0.5 * prior) / (1.0 - prior), 0.0, 1.0)
 
 
@@ -421,8 +417,8 @@ def pu_lift_auc(s, y_score, *, scenario: str = "case-control"):
     >>> round(float(pu_lift_auc(s, [0.9, 0.8, 0.85, 0.1, 0.2, 0.3])), 4)  # labeled beat 4/4 and 3/4 of U
     0.875
     """
-    s, x = _pu_checked(s, y_score, scores=True)
+    s, x, w = _pu_checked(s, y_score, scores=True)
     scenario = check_scenario(scenario)
     sl = _labels(s)
     population = 1.0 - sl if scenario == "case-control" else jnp.ones_like(sl)
-    return _mann_whitney(x, sl, population)
+    return _mann_whitney(x, sl * w, population * w)
