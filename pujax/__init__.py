@@ -12,7 +12,7 @@ Estimators (scikit-learn API, ``fit(X, s)`` with ``s`` = 1 for labeled positives
 * neural uPU / nnPU (Kiryo et al. 2017): :class:`NNPUClassifier` -- ``pujax.neural``;
 * feature selection (Uchikoshi & Akimoto 2025): :class:`FSCPU` -- ``pujax.feature_selection``;
 * around any model (``pujax.meta``): :class:`ElkanNotoClassifier` (Elkan & Noto 2008),
-  :class:`PUBaggingClassifier` (Mordelet & Vert 2014);
+  :class:`PUBaggingClassifier` (Mordelet & Vert 2014), :class:`TwoStepClassifier` (Liu et al. 2002, 2003);
 * class-prior estimation: :func:`estimate_prior` -- ``pujax.prior``.
 
 Building blocks: ``pujax.risk`` (losses, uPU/nnPU risks, closed-form node risks), ``pujax.metrics``,
@@ -47,6 +47,7 @@ _ESTIMATORS = {
     "FSCPU": "feature_selection",
     "ElkanNotoClassifier": "meta",
     "PUBaggingClassifier": "meta",
+    "TwoStepClassifier": "meta",
     "estimate_prior": "prior",
     "PriorEstimate": "prior",
     "enable_compilation_cache": "compilation",

@@ -153,3 +153,47 @@ def test_saved_tree_with_a_cycle_is_refused(tmp_path):
     np.savez(tmp_path / "bag.npz", **arrays)
     with pytest.raises(ValueError, match="child indices"):
         PUBaggingClassifier.load(tmp_path / "bag")
+
+
+# ------------------------------------------------------------------------------------------------ two-step
+@pytest.mark.parametrize("negatives", ["spy", "rocchio", "threshold"])
+@pytest.mark.parametrize("iterate", [0, 3])
+def test_two_step_reliable_negatives_and_accuracy(negatives, iterate):
+    from pujax.meta import TwoStepClassifier
+
+    X, y, s = _blobs(n=800, seed=6, c=0.3, shift=2.5, d=3)
+    clf = TwoStepClassifier(negatives=negatives, iterate=iterate, random_state=0).fit(X, s)
+    rn = clf.reliable_negatives_
+    assert np.all(s[rn] == 0) and rn.size > 50
+    assert np.mean(y[rn] == 0) > 0.9  # reliable negatives are mostly true negatives
+    naive = LogisticRegression().fit(X, s).predict(X)
+    acc = np.mean(clf.predict(X) == y)
+    assert acc > 0.88 and acc > np.mean(naive == y) + 0.15
+    assert 1 <= clf.n_iter_ <= iterate + 1
+
+
+def test_two_step_spy_and_rocchio_match_hand_written_reference():
+    from pujax.meta import TwoStepClassifier
+
+    X, y, s = _blobs(n=300, seed=7, c=0.4, shift=2.0)
+    clf = TwoStepClassifier(negatives="spy", spy_ratio=0.2, noise_level=0.1, random_state=5).fit(X, s)
+    P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
+    spies = np.random.RandomState(5).choice(P, size=int(round(0.2 * P.size)), replace=False)
+    s2 = s.copy()
+    s2[spies] = 0
+    g = LogisticRegression(max_iter=1000).fit(X, s2)
+    t = np.quantile(g.predict_proba(X[spies])[:, 1], 0.1)
+    rn = U[g.predict_proba(X[U])[:, 1] < t]
+    np.testing.assert_array_equal(clf.reliable_negatives_, rn)
+    final = LogisticRegression(max_iter=1000).fit(np.r_[X[P], X[rn]], np.r_[np.ones(P.size), np.zeros(rn.size)])
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], final.predict_proba(X)[:, 1], rtol=1e-6)
+
+    roc = TwoStepClassifier(negatives="rocchio").fit(X, s)
+    Xd = X.astype(np.float64)
+    Z = [(row - Xd.mean(0)) / Xd.std(0) for row in Xd]
+    Z = [z / np.sqrt(np.sum(z * z)) for z in Z]
+    mp = sum(Z[i] for i in P) / P.size
+    mu = sum(Z[i] for i in U) / U.size
+    cp, cn = 16 * mp - 4 * mu, 16 * mu - 4 * mp
+    ref = [i for i in U if Z[i] @ cn / np.linalg.norm(cn) > Z[i] @ cp / np.linalg.norm(cp)]
+    np.testing.assert_array_equal(roc.reliable_negatives_, ref)

@@ -2,5 +2,7 @@
 uPU/nnPU learner and SAR propensity weighting."""
 from pujax.meta.bagging import PUBaggingClassifier
 from pujax.meta.elkan_noto import ElkanNotoClassifier, elkan_noto_weights, estimate_label_frequency
+from pujax.meta.two_step import TwoStepClassifier, rocchio_negatives, spy_negatives, threshold_negatives
 
-__all__ = ["ElkanNotoClassifier", "PUBaggingClassifier", "estimate_label_frequency", "elkan_noto_weights"]
+__all__ = ["ElkanNotoClassifier", "PUBaggingClassifier", "TwoStepClassifier", "spy_negatives",
+           "rocchio_negatives", "threshold_negatives", "estimate_label_frequency", "elkan_noto_weights"]
