@@ -2,7 +2,7 @@
 
 >>> from pujax.datasets import load, available
 >>> X, y = load("mushroom")          # bundled with pujax: works offline, no data_dir needed
->>> X, y = load("mnist", data_dir="/path/to/data", split="train")
+>>> X, y = load("mnist", data_dir="/path/to/data", split="train")  # doctest: +SKIP
 
 ``load(name, data_dir=None, split="all")`` returns ``X`` (float32, 2-D) and ``y`` (int32 in {0, 1}, 1 = the paper's
 positive class). Files are looked up under ``data_dir`` or the ``PUJAX_DATA`` environment variable, in the layout

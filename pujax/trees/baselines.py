@@ -37,24 +37,171 @@ class _PNExtraTrees(_BasePUForest):
 
 @register_estimator
 class NaivePUET(_PNExtraTrees):
-    """Extra Trees on PU data with unlabeled rows treated as negatives (paper §5 "NaivePUET"): ``fit(X, s)``.
+    r"""Extra Trees on PU data with the unlabeled rows treated as negatives (Wilton et al. 2022, §5 "NaivePUET").
 
-    Quadratic loss = Gini impurity (Theorem 1). A biased baseline: it learns P(s=1 | x), not P(y=1 | x).
+    ``fit(X, s)`` grows supervised Extra Trees (PN risk, :math:`w = 1 / n`) on the PU labels. Quadratic loss is the
+    Gini impurity (Theorem 1). A biased baseline: it learns :math:`P(s = 1 \mid x)`, not :math:`P(y = 1 \mid x)`.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    loss : {"quadratic", "logistic", "savage", "sigmoid", "double_hinge", "zero_one"}, default="quadratic"
+        Loss of the node risk (quadratic = Gini impurity, logistic = entropy; Theorem 1).
+    max_features : "sqrt", "log2", "all", None, int or float, default="sqrt"
+        Features sampled per node.
+    max_candidates : int, default=1
+        Random thresholds per sampled feature.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the other stopping rules apply.
+    min_samples_split : int, default=2
+        A node with fewer rows is a leaf.
+    bootstrap : bool, default=False
+        Resample the rows of each class (with replacement) for every tree.
+    n_bins : int, default=256
+        Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
+    random_state : None, int, numpy random state or JAX key, default=None
+        Seeds feature sampling, thresholds and bootstrap.
+    n_jobs : int or None, default=-1
+        Tree batches grown concurrently in host threads (-1: all cores).
+    verbose : bool, default=False
+        Progress bar over the trees.
+
+    Attributes
+    ----------
+    forest_, n_estimators_, max_features_, weights_, tree_n_leaves_, tree_depths_ : see PUExtraTreesClassifier
+        The fitted trees and their sizes.
+    feature_importances_, risk_reduction_importances_, normalized_risk_reduction_importances_ : ndarray
+        Risk-reduction importances, as in :class:`PUExtraTreesClassifier`.
+    prior_, classes_, n_features_in_, feature_names_in_ : see PUExtraTreesClassifier
+        Class prior used and scikit-learn's fitted attributes.
+
+    References
+    ----------
+    .. [1] J. Wilton, A. M. Y. Koay, R. K. L. Ko, M. Xu and N. Ye, "Positive-Unlabeled Learning using Random
+       Forests via Recursive Greedy Risk Minimization", NeurIPS 2022: uPU / nnPU risk estimators eq. (5)-(6), risk
+       reduction eq. (7)-(8), closed-form node risks Prop. 1-3, leaf prediction Prop. 4, Algorithm 1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)  # P = 60 positives, U = all 300 rows
+    >>> from pujax.trees import NaivePUET
+    >>> clf = NaivePUET(n_estimators=20, random_state=0).fit(X_pu, s)
+    >>> bool(clf.predict(X).mean() < prior)  # unlabeled positives count as negatives: too few positives
+    True
     """
 
 
 @register_estimator
 class SupervisedET(_PNExtraTrees):
-    """Supervised Extra Trees on true labels (paper §5 "SupervisedET", the PN oracle): ``fit(X, y)``."""
+    r"""Supervised Extra Trees on true labels (Wilton et al. 2022, §5 "SupervisedET", the PN oracle).
+
+    ``fit(X, y)`` with ``y`` = 1 for positives and 0 for negatives; the split criterion is the PN risk reduction
+    (eq. (7)), which is the Gini (quadratic loss) or entropy (logistic loss) reduction (Theorem 1).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    loss : {"quadratic", "logistic", "savage", "sigmoid", "double_hinge", "zero_one"}, default="quadratic"
+        Loss of the node risk (quadratic = Gini impurity, logistic = entropy; Theorem 1).
+    max_features : "sqrt", "log2", "all", None, int or float, default="sqrt"
+        Features sampled per node.
+    max_candidates : int, default=1
+        Random thresholds per sampled feature.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the other stopping rules apply.
+    min_samples_split : int, default=2
+        A node with fewer rows is a leaf.
+    bootstrap : bool, default=False
+        Resample the rows of each class (with replacement) for every tree.
+    n_bins : int, default=256
+        Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
+    random_state : None, int, numpy random state or JAX key, default=None
+        Seeds feature sampling, thresholds and bootstrap.
+    n_jobs : int or None, default=-1
+        Tree batches grown concurrently in host threads (-1: all cores).
+    verbose : bool, default=False
+        Progress bar over the trees.
+
+    Attributes
+    ----------
+    forest_, n_estimators_, max_features_, weights_, tree_n_leaves_, tree_depths_ : see PUExtraTreesClassifier
+        The fitted trees and their sizes.
+    feature_importances_, risk_reduction_importances_, normalized_risk_reduction_importances_ : ndarray
+        Risk-reduction importances, as in :class:`PUExtraTreesClassifier`.
+    prior_, classes_, n_features_in_, feature_names_in_ : see PUExtraTreesClassifier
+        Class prior used and scikit-learn's fitted attributes.
+
+    References
+    ----------
+    .. [1] J. Wilton, A. M. Y. Koay, R. K. L. Ko, M. Xu and N. Ye, "Positive-Unlabeled Learning using Random
+       Forests via Recursive Greedy Risk Minimization", NeurIPS 2022: uPU / nnPU risk estimators eq. (5)-(6), risk
+       reduction eq. (7)-(8), closed-form node risks Prop. 1-3, leaf prediction Prop. 4, Algorithm 1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)  # P = 60 positives, U = all 300 rows
+    >>> from pujax.trees import SupervisedET
+    >>> clf = SupervisedET(n_estimators=20, random_state=0).fit(X, y)  # fully labeled data
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+    """
 
 
 @register_estimator
 class PUBaggingET(PUBaggingClassifier):
-    """:class:`~pujax.meta.PUBaggingClassifier` with supervised Extra Trees as base models (paper §5 "PUBaggingET").
+    r""":class:`~pujax.meta.PUBaggingClassifier` with supervised Extra Trees as base models (Wilton et al. 2022, §5).
 
     Each bag fits a :class:`SupervisedET` of ``n_trees`` trees on all labeled positives against a bootstrap sample
-    of as many unlabeled rows as there are (``max_samples=1.0``); the other parameters and the fitted attributes
-    are those of :class:`~pujax.meta.PUBaggingClassifier`.
+    of as many unlabeled rows as there are (``max_samples=1.0``): the paper's "PUBaggingET" baseline.
+
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        Number of bags (base models).
+    n_trees : int, default=100
+        Trees per base model.
+    max_samples : int or float, default=1.0
+        Unlabeled rows drawn per bag: a count, or a fraction of the unlabeled rows.
+    n_jobs : int or None, default=None
+        Bags fitted in parallel (joblib); results do not depend on it.
+    random_state : None, int, numpy random state or JAX key, default=None
+        Seeds the bootstrap samples and the trees.
+    verbose : int, default=0
+        Progress output.
+
+    Attributes
+    ----------
+    estimators_, oob_decision_function_, feature_importances_ : see PUBaggingClassifier
+        The fitted :class:`SupervisedET` base models, out-of-bag probabilities and mean importances, as in
+        :class:`~pujax.meta.PUBaggingClassifier`.
+    classes_, n_features_in_, feature_names_in_ : as in scikit-learn
+        Fitted label values and input description.
+
+    References
+    ----------
+    .. [1] J. Wilton et al., "Positive-Unlabeled Learning using Random Forests via Recursive Greedy Risk
+       Minimization", NeurIPS 2022, §5.
+    .. [2] F. Mordelet and J.-P. Vert, "A bagging SVM to learn from positive and unlabeled examples", Pattern
+       Recognition Letters 37, 2014, Algorithm 1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)  # P = 60 positives, U = all 300 rows
+    >>> from pujax.trees import PUBaggingET
+    >>> clf = PUBaggingET(n_estimators=3, n_trees=10, random_state=0).fit(X_pu, s)
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 2)
     """
 
     bootstrap = True

@@ -185,7 +185,7 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
 
 @register_estimator
 class PUExtraTreesClassifier(_BasePUForest):
-    r"""PU Extra Trees (Wilton et al. 2022, §4 and Appendix H): a forest of PU decision trees with random splits.
+    r"""PU Extra Trees: a forest of PU decision trees with random splits (Wilton et al. 2022, §4).
 
     Each node samples ``max_features`` features (among those not constant in the node) and, per feature,
     ``max_candidates`` thresholds uniformly between the node's smallest and largest value; the candidate with
@@ -197,33 +197,89 @@ class PUExtraTreesClassifier(_BasePUForest):
     Parameters
     ----------
     n_estimators : int, default=100
+        Number of trees.
     risk : {"nnpu", "upu", "pn"}, default="nnpu"
-        Node-risk estimator (eq. (5)/(6)); ``"pn"`` is the supervised Extra Trees on true labels.
+        Node-risk estimator: non-negative (eq. (6)) or unbiased (eq. (5)) PU risk; ``"pn"`` is the supervised tree
+        on true labels (``y`` then holds 1 = positive, 0 = negative).
     loss : {"quadratic", "logistic", "savage", "sigmoid", "double_hinge", "zero_one"}, default="quadratic"
+        Loss of the node risk (closed forms of Prop. 1-3).
     max_features : "sqrt", "log2", "all", None, int or float, default="sqrt"
         Features sampled per node (``ceil(sqrt(d))`` as in the paper).
     max_candidates : int, default=1
         Random thresholds per sampled feature.
     max_depth : int or None, default=None
+        Maximum depth; None grows until the other stopping rules apply.
     min_samples_split : int, default=2
+        A node with fewer rows is a leaf.
     bootstrap : bool, default=False
         Resample P and U (separately, with replacement) for every tree.
     n_bins : int, default=256
-        Histogram bins per feature (uint8 codes); with at least as many bins as distinct values splits are exact.
+        Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
     prior : float in (0, 1) or "auto", default="auto"
-        Class prior pi (ignored for ``risk="pn"``).
-    random_state : None, int, numpy or JAX random state
+        Class prior :math:`\pi = P(y = 1)` of the unlabeled population; ``"auto"`` estimates it with
+        :func:`pujax.prior.estimate_prior`. Ignored for ``risk="pn"``.
+    random_state : None, int, numpy random state or JAX key, default=None
+        Seeds feature sampling, thresholds and bootstrap.
     n_jobs : int or None, default=-1
         Tree batches grown concurrently in host threads (-1: all cores).
     verbose : bool, default=False
+        Progress bar over the trees.
 
     Attributes
     ----------
-    forest_ : :class:`~pujax.trees.model.Forest`, the flat node arrays of every tree (a NamedTuple pytree);
-    feature_importances_ (risk-reduction importance normalised to sum 1),
-    risk_reduction_importances_ (mean over trees of the summed risk reductions per feature, §4),
-    normalized_risk_reduction_importances_ (each reduction divided by its node's total weight),
-    tree_n_leaves_, tree_depths_, prior_.
+    forest_ : Forest
+        The flat node arrays of every tree (a NamedTuple pytree, :class:`pujax.trees.model.Forest`): per node the split
+        feature, threshold, children, leaf value ``v*``, P / U counts, node risk, risk reduction,
+        weight and depth, with per-tree offsets.
+    n_estimators_ : int
+        Number of trees grown.
+    max_features_ : int
+        Features sampled per node.
+    weights_ : dict
+        Row weights of the node risks: ``w_u`` (:math:`1 / n_u`), ``rho`` (:math:`w_p / w_u`) and ``sigma``
+        (1 for PU risks, 0 for ``"pn"``).
+    tree_n_leaves_, tree_depths_ : ndarray of shape (n_estimators_,)
+        Leaves and depth of every tree.
+    risk_reduction_importances_ : ndarray of shape (n_features_in_,)
+        Mean over trees of the summed risk reductions (eq. (7)/(8)) of the splits on each feature (§4).
+    normalized_risk_reduction_importances_ : ndarray of shape (n_features_in_,)
+        The same with each reduction divided by its node's total weight.
+    tree_risk_reduction_importances_ : ndarray of shape (n_estimators_, n_features_in_)
+        Per-tree risk-reduction importances.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        ``risk_reduction_importances_`` normalised to sum 1.
+    prior_ : float
+        Class prior used (the estimate when ``prior="auto"``).
+    classes_ : ndarray of shape (2,)
+        The two label values; ``classes_[1]`` marks labeled positives.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        Column names when ``X`` was a pandas DataFrame.
+
+    See Also
+    --------
+    PURandomForestClassifier : best splits on bootstrap samples.
+    PUDecisionTreeClassifier : a single PU tree.
+
+    References
+    ----------
+    .. [1] J. Wilton, A. M. Y. Koay, R. K. L. Ko, M. Xu and N. Ye, "Positive-Unlabeled Learning using Random
+       Forests via Recursive Greedy Risk Minimization", NeurIPS 2022: uPU / nnPU risk estimators eq. (5)-(6), risk
+       reduction eq. (7)-(8), closed-form node risks Prop. 1-3, leaf prediction Prop. 4, Algorithm 1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)  # P = 60 positives, U = all 300 rows
+    >>> from pujax.trees import PUExtraTreesClassifier
+    >>> clf = PUExtraTreesClassifier(n_estimators=20, prior=prior, random_state=0).fit(X_pu, s)
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 2)
+    >>> bool(clf.score(X, y) > 0.8)  # accuracy on the true labels
+    True
     """
 
     _splitter = "random"
@@ -248,11 +304,66 @@ class PUExtraTreesClassifier(_BasePUForest):
 
 @register_estimator
 class PURandomForestClassifier(_BasePUForest):
-    r"""PU random forest (Wilton et al. 2022, §4): bootstrap of P and U, best split over every bin boundary of
-    ``max_features`` sampled features per node, PU risk-reduction criterion (eq. (8)).
+    r"""PU random forest (Wilton et al. 2022, §4): best splits on bootstrap samples of P and U.
 
-    Same parameters and attributes as :class:`PUExtraTreesClassifier` (no ``max_candidates``);
-    ``bootstrap=True`` by default.
+    Each tree is grown on a bootstrap resample of P and of U (separately, with replacement); each node scores every
+    bin boundary of ``max_features`` sampled features by the PU risk reduction (eq. (8)) and keeps the best.
+    Stopping rules, leaves and ``predict_proba`` as in :class:`PUExtraTreesClassifier`. Scenario: case-control.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    risk : {"nnpu", "upu", "pn"}, default="nnpu"
+        Node-risk estimator: non-negative (eq. (6)) or unbiased (eq. (5)) PU risk; ``"pn"`` is the supervised tree
+        on true labels (``y`` then holds 1 = positive, 0 = negative).
+    loss : {"quadratic", "logistic", "savage", "sigmoid", "double_hinge", "zero_one"}, default="quadratic"
+        Loss of the node risk (closed forms of Prop. 1-3).
+    max_features : "sqrt", "log2", "all", None, int or float, default="sqrt"
+        Features sampled per node.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the other stopping rules apply.
+    min_samples_split : int, default=2
+        A node with fewer rows is a leaf.
+    bootstrap : bool, default=True
+        Resample P and U (separately, with replacement) for every tree.
+    n_bins : int, default=256
+        Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
+    prior : float in (0, 1) or "auto", default="auto"
+        Class prior :math:`\pi = P(y = 1)` of the unlabeled population; ``"auto"`` estimates it with
+        :func:`pujax.prior.estimate_prior`. Ignored for ``risk="pn"``.
+    random_state : None, int, numpy random state or JAX key, default=None
+        Seeds feature sampling, thresholds and bootstrap.
+    n_jobs : int or None, default=-1
+        Tree batches grown concurrently in host threads (-1: all cores).
+    verbose : bool, default=False
+        Progress bar over the trees.
+
+    Attributes
+    ----------
+    forest_, n_estimators_, max_features_, weights_, tree_n_leaves_, tree_depths_ : see PUExtraTreesClassifier
+        The fitted trees and their sizes.
+    feature_importances_, risk_reduction_importances_, normalized_risk_reduction_importances_ : ndarray
+        Risk-reduction importances, as in :class:`PUExtraTreesClassifier`.
+    prior_, classes_, n_features_in_, feature_names_in_ : see PUExtraTreesClassifier
+        Class prior used and scikit-learn's fitted attributes.
+
+    References
+    ----------
+    .. [1] J. Wilton, A. M. Y. Koay, R. K. L. Ko, M. Xu and N. Ye, "Positive-Unlabeled Learning using Random
+       Forests via Recursive Greedy Risk Minimization", NeurIPS 2022: uPU / nnPU risk estimators eq. (5)-(6), risk
+       reduction eq. (7)-(8), closed-form node risks Prop. 1-3, leaf prediction Prop. 4, Algorithm 1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)  # P = 60 positives, U = all 300 rows
+    >>> from pujax.trees import PURandomForestClassifier
+    >>> clf = PURandomForestClassifier(n_estimators=20, prior=prior, random_state=0).fit(X_pu, s)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _splitter = "best"
@@ -282,6 +393,61 @@ class PUDecisionTreeClassifier(_BasePUForest):
     greedy tree when ``n_bins`` covers the distinct values; ``splitter="random"`` is one Extra Tree.
     ``risk="pn"`` with quadratic / logistic loss is the CART tree with Gini / entropy (Theorem 1).
     Scenario: case-control (module docstring).
+
+    Parameters
+    ----------
+    risk : {"nnpu", "upu", "pn"}, default="nnpu"
+        Node-risk estimator: non-negative (eq. (6)) or unbiased (eq. (5)) PU risk; ``"pn"`` is the supervised tree
+        on true labels (``y`` then holds 1 = positive, 0 = negative).
+    loss : {"quadratic", "logistic", "savage", "sigmoid", "double_hinge", "zero_one"}, default="quadratic"
+        Loss of the node risk (closed forms of Prop. 1-3).
+    splitter : {"best", "random"}, default="best"
+        Best bin boundary per sampled feature, or ``max_candidates`` random thresholds per sampled feature.
+    max_features : "sqrt", "log2", "all", None, int or float, default=None
+        Features considered per node (None: all).
+    max_candidates : int, default=1
+        Random thresholds per sampled feature (``splitter="random"``).
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the other stopping rules apply.
+    min_samples_split : int, default=2
+        A node with fewer rows is a leaf.
+    n_bins : int, default=256
+        Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
+    prior : float in (0, 1) or "auto", default="auto"
+        Class prior :math:`\pi = P(y = 1)` of the unlabeled population; ``"auto"`` estimates it with
+        :func:`pujax.prior.estimate_prior`. Ignored for ``risk="pn"``.
+    random_state : None, int, numpy random state or JAX key, default=None
+        Seeds feature sampling, thresholds and bootstrap.
+    verbose : bool, default=False
+        Progress bar over the trees.
+
+    Attributes
+    ----------
+    forest_, n_estimators_, max_features_, weights_, tree_n_leaves_, tree_depths_ : see PUExtraTreesClassifier
+        The fitted trees and their sizes.
+    feature_importances_, risk_reduction_importances_, normalized_risk_reduction_importances_ : ndarray
+        Risk-reduction importances, as in :class:`PUExtraTreesClassifier`.
+    prior_, classes_, n_features_in_, feature_names_in_ : see PUExtraTreesClassifier
+        Class prior used and scikit-learn's fitted attributes.
+
+    References
+    ----------
+    .. [1] J. Wilton, A. M. Y. Koay, R. K. L. Ko, M. Xu and N. Ye, "Positive-Unlabeled Learning using Random
+       Forests via Recursive Greedy Risk Minimization", NeurIPS 2022: uPU / nnPU risk estimators eq. (5)-(6), risk
+       reduction eq. (7)-(8), closed-form node risks Prop. 1-3, leaf prediction Prop. 4, Algorithm 1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)  # P = 60 positives, U = all 300 rows
+    >>> from pujax.trees import PUDecisionTreeClassifier
+    >>> clf = PUDecisionTreeClassifier(max_depth=4, prior=prior, random_state=0).fit(X_pu, s)
+    >>> int(clf.tree_depths_[0]) <= 4
+    True
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _splitter = "best"
