@@ -71,8 +71,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         None: unweighted Euclidean distance; an array: user weights. Scaled so that sum = H.
     weights_max_samples : "auto", None or int
         Rows given to PU ET for ``feature_weights="puet"``: a random subsample of this many rows (P = its labeled
-        rows, U = all of it); "auto" = all rows up to 20,000, else 10,000 (keeps the fit on 70,000 rows within
-        minutes); None = all rows.
+        rows, U = all of it); "auto" = all rows up to 20,000, else 10,000; None = all rows.
     lambdas : None or sorted array
         Tradeoff grid of both stages (default 0, 0.001, ..., 0.5).
     ln_size : "paper" or "labeled"
@@ -112,6 +111,27 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     n_neighbors_, sigma_, stage_, lambda_, positive_fraction_ : the selected partition.
     feature_weights_ : array (H,) of rho (sum = H).
     distance_weights_ : array (H,), the per-feature factors of the squared distance (rho, or rho / H).
+    prior_, classes_, n_features_in_, feature_names_in_ : as in every pujax estimator
+        Class prior used and scikit-learn's fitted attributes.
+
+    References
+    ----------
+    .. [1] D. S. Hochbaum and T. Nitayanont, "An Effective Flow-based Method for Positive-Unlabeled Learning:
+       2-HNC": HNC+ / HNC- objectives eq. (1)-(2), their parametric cut forms eq. (4)-(5) (§4.2), the two stages
+       and SelectNeg (§4.1), kNN sparsification (§5.2) and Gaussian similarities (§5.3).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> from pujax.graph import TwoHNC
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
+    >>> clf = TwoHNC(prior=prior, n_neighbors=10, feature_weights=None, random_state=0).fit(X_pu, s)
+    >>> clf.transductive_labels_.shape  # a label for every row given to fit
+    (360,)
+    >>> bool(clf.score(X, y) > 0.8)  # inductive predict on the population rows
+    True
     """
 
     _fitted_schema = {
