@@ -346,3 +346,73 @@ def test_new_lengths_in_the_same_bucket_compile_nothing():
         run(290)
         run(301)
     assert c.count == 0
+
+
+# ------------------------------------------------------------------------------------------ fuzz (issue 26)
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+BOUNDED = {"lee_liu_score": (0.0, np.inf), "pu_zero_one_risk": (-1.0, 2.0)}  # others lie in [0, 1]
+
+
+@st.composite
+def metric_inputs(draw):
+    """Half the draws valid (both classes, a good encoding, equal lengths, finite scores, prior in (0, 1)), half
+    with at least one of: another encoding, a length mismatch, a non-finite score, a bad prior."""
+    valid = draw(st.booleans())
+    n = draw(st.integers(4, 30)) if valid else draw(st.integers(0, 30))
+    r = np.random.default_rng(draw(st.integers(0, 2**16)))
+    base = (r.random(n) < draw(st.sampled_from([0.0, 0.3, 1.0]) if not valid else st.just(0.3))).astype(int)
+    if valid:
+        base[:2] = [1, 0]
+    encs = ["01", "bool", "pm1"] + ([] if valid else ["02", "half", "nan", "str", "2d"])
+    enc = draw(st.sampled_from(encs))
+    lab = {"01": base, "bool": base.astype(bool), "pm1": 2 * base - 1, "02": 2 * base, "half": base * 0.5,
+           "nan": np.where(base == 1, np.nan, 0.0), "str": base.astype(str), "2d": np.c_[base, base]}[enc]
+    m = n if valid else max(n + draw(st.sampled_from([0, 1, -1])), 0)
+    pred = (r.random(m) < draw(st.sampled_from([0.0, 0.5, 1.0]))).astype(int)
+    scores = r.normal(size=m) * draw(st.sampled_from([1e-30, 1.0, 1e30]))
+    if m and not valid and draw(st.booleans()):
+        scores[0] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+    good = [1e-9, 0.3, 0.999]
+    prior = draw(st.sampled_from(good if valid else good + [-0.1, 0.0, 1.0, 1.5, np.nan, None, "auto"]))
+    return lab, pred, scores, prior
+
+
+@pytest.mark.parametrize("fn,kw,lab,second", ALL, ids=IDS)
+def test_fuzz_clear_error_or_valid_value(fn, kw, lab, second):
+    """Any drawn labels, lengths, scores and priors: a ValueError / TypeError, or finite values in range."""
+    n_valid = []
+
+    @settings(max_examples=15, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(metric_inputs())
+    def run(inputs):
+        labels, pred, scores, prior = inputs
+        args = {lab: labels, second: scores if second == "y_score" else pred}
+        if "prior" in kw:
+            args["prior"] = prior
+        if fn is metrics.pu_classification_report:
+            args["output_dict"] = True
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out = fn(**args)
+            except (ValueError, TypeError) as err:
+                assert str(err)
+                return
+        values = np.asarray(list(out.values()) if isinstance(out, dict) else
+                            ([float(v) for v in out] if isinstance(out, tuple) else [float(out)]))
+        if fn is metrics.roc_auc and np.isnan(values).all():
+            assert len(set(np.asarray(labels).tolist())) == 1  # undefined only with one class, as in sklearn
+            return
+        assert np.all(np.isfinite(values))
+        n_valid.append(1)
+        if isinstance(out, dict) or fn is metrics.confusion_counts:
+            return
+        lo, hi = BOUNDED.get(fn.__name__, (0.0, 1.0))
+        assert lo - 1e-6 <= values[0] <= hi + 1e-6
+
+    run()
+    assert len(n_valid) >= 3  # the draws reach valid inputs, not only errors
