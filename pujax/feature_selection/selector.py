@@ -94,13 +94,10 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
     variant : {"fscpu", "fscpu-mi"}, default="fscpu"
         Objective: eq. (5), or eq. (13) with the semi-JMI term.
     covariance_type : {"diag", "full", "spherical"}, default="diag"
-        Covariance of the mixture components. The paper used scikit-learn's default "full"; the default here is
-        "diag" because a GMM fit with "full" costs ~6-8x more CPU time on Spambase (0.141 vs ~0.02 CPU s per fit
-        on a 2-core Xeon; more EM iterations and O(p^2) instead of O(p) work per row and component, see
-        benchmarks/results/fscpu.md); pass "full" for the paper's exact setting. On the paper's synthetic data
-        "full" selects better: on Table 1's first condition (40 % labeled, 8 negative / 1 positive clusters),
-        the same 5 data sets, mean FSR 0.90 with "full" vs 0.78 with "diag" (paper 0.91), and with "full" all 8
-        cluster-assumption conditions of Table 1 come within 0.05 of the paper (benchmarks/results/fscpu_table1.md).
+        Covariance of the mixture components. The paper uses scikit-learn's default "full" (pass it for the
+        paper's exact setting); "diag" does O(p) instead of O(p^2) work per row and component and needs fewer EM
+        iterations, at some loss of selection quality on the paper's synthetic data (accuracy and speed of both
+        in ``benchmarks/results/fscpu.md`` and ``benchmarks/results/fscpu_table1.md``).
     max_em_iter : int, default=100
         EM iterations at most (scikit-learn's ``max_iter``); EM stops earlier when the mean log-likelihood changes by
         less than ``tol``.
@@ -129,8 +126,8 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         Skip the objective evaluations of a step whose candidate masks are all identical (their update is zero).
     candidate_batching : {"auto", "map", "vmap"}, default="auto"
         How the candidates of a step are clustered: "vmap" runs their EMs as one batch (until the slowest has
-        converged; best on GPU/TPU), "map" one after the other (each stops at its own convergence; ~20 % less CPU
-        time on CPU). "auto": "map" on the CPU backend, else "vmap". Results agree up to float rounding.
+        converged; suits GPU/TPU), "map" one after the other (each stops at its own convergence; less work on
+        CPU). "auto": "map" on the CPU backend, else "vmap". Results agree up to float rounding.
     cache_size : int, default=4096
         Slots of the memo table of objective values by mask (0 disables it). The GMM behind f(phi) is seeded by
         a key derived from the mask and the search's seed, so within a search f is a deterministic function of
@@ -146,9 +143,8 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         = 1; the number used is the largest divisor of ``n_candidates`` not above it (``n_jobs_``). JAX exposes
         one CPU device unless told otherwise: to use the cores of a CPU, run
         ``jax.config.update("jax_num_cpu_devices", os.cpu_count())`` before the first JAX computation (or set
-        ``XLA_FLAGS=--xla_force_host_platform_device_count=N``); one search on Spambase then runs 1.3-1.8x
-        faster on 2 cores (benchmarks/results/fscpu.md). Values agree with ``n_jobs=1`` up to float rounding of the
-        separately compiled per-device program.
+        ``XLA_FLAGS=--xla_force_host_platform_device_count=N``). Values agree with ``n_jobs=1`` up to float
+        rounding of the separately compiled per-device program.
     random_state : None, int, numpy RandomState/Generator or JAX key, default=None
     verbose : bool, default=False
         Show a progress bar over the search steps.
@@ -178,6 +174,22 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
     n_jobs_ : int
         Devices the candidates were split across.
     n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    References
+    ----------
+    .. [1] M. Uchikoshi and Y. Akimoto, FSCPU: feature selection based on the cluster assumption in PU learning,
+       2025: objective f(phi) eq. (5) and Algorithm 1 (Prop. 4.1), IGO search with hard constraint Algorithm 2,
+       REPAIR Algorithm 3, update eq. (11), clipping eq. (12), FSCPU-MI eq. (13).
+
+    Examples
+    --------
+    >>> from pujax.feature_selection import FSCPU, make_fscpu_synthetic
+    >>> X, y, s, relevant = make_fscpu_synthetic(n_negative=400, n_positive=100, n_relevant=4, n_uniform=4,
+    ...                                          n_noisy_copies=0, n_negative_clusters=2, random_state=0)
+    >>> sel = FSCPU(n_features_to_select=4, n_clusters=3, n_iter=50, random_state=0).fit(X, s)
+    >>> sel.transform(X).shape
+    (500, 4)
     """
 
     _fitted_schema = {
