@@ -49,6 +49,8 @@ def pu_grid_search(estimator, param_grid, X, s, cv=10, random_state=None, refit=
         point, so grid points are compared on the same resamples).
     refit : refit the best parameters on all of ``(X, s)`` (``best_estimator_``).
 
+    Notes
+    -----
     ``gamma="scale"`` is resolved on the whole ``X`` for every fold (the refit resolves it on ``X`` too).
     Ties in the mean score go to the first grid point.
     """
