@@ -20,3 +20,15 @@ def test_mkdocs_build_strict(tmp_path):
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
     api = (tmp_path / "site" / "api" / "trees" / "index.html").read_text()
     assert 'id="pujax.trees.PUExtraTreesClassifier"' in api  # the reference is generated from the docstrings
+
+
+def test_sklearn_page_lists_the_declared_expected_failures():
+    spec = importlib.util.spec_from_file_location("_gen_sklearn_table", REPO / "docs" / "_gen_sklearn_table.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    page = (REPO / "docs" / "sklearn.md").read_text()
+    assert gen.render(page) == page, "docs/sklearn.md is out of date: run python docs/_gen_sklearn_table.py"
+    for cls in gen.public_estimator_classes():
+        assert f"`{cls.__name__}`" in page
+        for check in getattr(cls, "_expected_failed_checks", {}):
+            assert f"`{check}`" in page
