@@ -26,9 +26,9 @@ def labels_scores(request):
 LABEL_PAIRS = [
     (metrics.accuracy, skm.accuracy_score),
     (metrics.balanced_accuracy, skm.balanced_accuracy_score),
-    (metrics.precision, lambda a, b: skm.precision_score(a, b, zero_division=0)),
-    (metrics.recall, lambda a, b: skm.recall_score(a, b, zero_division=0)),
-    (metrics.f1_score, lambda a, b: skm.f1_score(a, b, zero_division=0)),
+    (metrics.precision, lambda a, b, **k: skm.precision_score(a, b, zero_division=0, **k)),
+    (metrics.recall, lambda a, b, **k: skm.recall_score(a, b, zero_division=0, **k)),
+    (metrics.f1_score, lambda a, b, **k: skm.f1_score(a, b, zero_division=0, **k)),
 ]
 
 
@@ -416,3 +416,33 @@ def test_fuzz_clear_error_or_valid_value(fn, kw, lab, second):
 
     run()
     assert len(n_valid) >= 3  # the draws reach valid inputs, not only errors
+
+
+def test_sample_weight_like_sklearn_and_like_repeated_rows(labels_scores):
+    y, x, pred = labels_scores
+    w = np.random.default_rng(5).integers(0, 4, y.size)
+    w[:2] = 1
+    for ours, ref in LABEL_PAIRS:
+        assert float(ours(y, pred, sample_weight=w)) == pytest.approx(ref(y, pred, sample_weight=w), abs=1e-6)
+    assert float(metrics.roc_auc(y, x, sample_weight=w)) == pytest.approx(
+        skm.roc_auc_score(y, x, sample_weight=w), abs=1e-6)
+    assert float(metrics.average_precision(y, x, sample_weight=w)) == pytest.approx(
+        skm.average_precision_score(y, x, sample_weight=w), abs=1e-6)
+    # PU metrics: integer weights equal repeated rows
+    s = y.copy()
+    s[:2] = [1, 0]
+    rep = np.repeat(np.arange(y.size), w)
+    for fn, args in ((metrics.pu_f1_score, (pred, 0.3)), (metrics.pu_accuracy, (pred, 0.3)),
+                     (metrics.lee_liu_score, (pred,)), (metrics.pu_zero_one_risk, (pred, 0.3)),
+                     (metrics.pu_roc_auc, (x, 0.3)), (metrics.pu_lift_auc, (x,))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegeneratePredictorWarning)
+            got = float(fn(s, *args, sample_weight=w))
+            want = float(fn(s[rep], args[0][rep], *args[1:]))
+        assert got == pytest.approx(want, abs=1e-5), fn.__name__
+    with pytest.raises(ValueError, match="sample_weight"):
+        metrics.accuracy(y, pred, sample_weight=w[:-1])
+    with pytest.raises(ValueError, match="sample_weight"):
+        metrics.accuracy(y, pred, sample_weight=-w)
+    with pytest.raises(ValueError, match="zero total weight to the labeled"):
+        metrics.pu_recall(s, pred, sample_weight=np.where(s == 1, 0, 1))

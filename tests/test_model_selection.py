@@ -108,6 +108,11 @@ def test_scorers_equal_the_metrics_they_wrap(pu_data):
         float(metrics.pu_f1_score(s, pred, PRIOR, scenario="censoring")), abs=1e-6)
     assert make_pu_scorer("nnpu_risk", PRIOR, loss="logistic")(est, X, s) == pytest.approx(
         -float(risk.nnpu_risk(g, s, PRIOR, loss="logistic")), abs=1e-6)
+    w = np.random.default_rng(1).integers(1, 4, len(s)).astype(float)  # sample weights reach the metric
+    assert make_pu_scorer("pu_f1", PRIOR)(est, X, s, sample_weight=w) == pytest.approx(
+        float(metrics.pu_f1_score(s, pred, PRIOR, sample_weight=w)), abs=1e-6)
+    assert make_pu_scorer("nnpu_risk", PRIOR)(est, X, s, sample_weight=w) == pytest.approx(
+        -float(risk.nnpu_risk(g, s, PRIOR, weights=w)), abs=1e-6)
 
 
 def test_scorer_label_encodings_and_predict_proba_only(pu_data):

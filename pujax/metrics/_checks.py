@@ -15,11 +15,18 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_array
 
-from pujax.validation import check_binary_labels, check_in, check_prior, check_pu_labels
+from pujax.validation import (
+    FLOAT32_MAX,
+    check_binary_labels,
+    check_in,
+    check_prior,
+    check_pu_labels,
+    check_sample_weight,
+)
 
 __all__ = ["DegeneratePredictorWarning", "UndefinedMetricWarning", "SCENARIOS", "is_traced", "check_labels",
-           "check_scores", "check_pair", "check_pu_pair", "check_metric_prior", "check_scenario",
-           "warn_degenerate", "warn_constant_scores"]
+           "check_scores", "check_pair", "check_pu_pair", "check_weights", "check_pu_weights", "check_metric_prior",
+           "check_scenario", "warn_degenerate", "warn_constant_scores"]
 
 SCENARIOS = ("case-control", "censoring")
 
@@ -93,6 +100,24 @@ def check_pu_pair(s, second, second_name: str = "y_pred", scores: bool = False):
     p = check_scores(second, second_name) if scores else check_labels(second, second_name)
     _same_length(s01, "s", p, second_name)
     return s01, p
+
+
+def check_weights(sample_weight, n: int) -> np.ndarray:
+    """Row weights of a metric: 1-D, one finite non-negative weight per row, a positive total; float32."""
+    w = check_array(sample_weight, ensure_2d=False, dtype=(np.float64, np.float32), input_name="sample_weight")
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"sample_weight has shape {w.shape}; pass one weight per row, shape ({n},).")
+    if np.any(w < 0):
+        raise ValueError("sample_weight has negative values; weights must be >= 0.")
+    if not np.sum(w) > 0 or np.max(w) > FLOAT32_MAX:
+        raise ValueError("sample_weight must have a positive total within the float32 range; rescale it.")
+    return np.ascontiguousarray(w, dtype=np.float32)
+
+
+def check_pu_weights(sample_weight, s01: np.ndarray) -> np.ndarray:
+    """Row weights of a PU metric (:func:`pujax.validation.check_sample_weight`: both classes keep weight)."""
+    w = check_sample_weight(np.asarray(sample_weight) if np.isscalar(sample_weight) else sample_weight, s01)
+    return check_weights(w, s01.shape[0])
 
 
 def check_metric_prior(prior):

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax.compilation import bucket_size, pad_rows
-from pujax.metrics._checks import UndefinedMetricWarning, check_pair, is_traced
+from pujax.metrics._checks import UndefinedMetricWarning, check_pair, check_weights, is_traced
 
 __all__ = ["accuracy", "balanced_accuracy", "precision", "recall", "f1_score", "roc_auc", "average_precision",
            "confusion_counts"]
@@ -35,35 +35,39 @@ def _warn(message: str, category=UndefinedMetricWarning) -> None:
     warnings.warn(message, category, stacklevel=3)
 
 
-def _checked(y_true, second, scores=False):
+def _checked(y_true, second, scores=False, sample_weight=None):
     """Validated host arrays, or the inputs unchanged while traced."""
-    if is_traced(y_true, second):
+    if is_traced(y_true, second, sample_weight):
         return y_true, second, False
     t, p = check_pair(y_true, second, "y_score" if scores else "y_pred", scores=scores)
     return t, p, True
 
 
-def _masked(a, b, host: bool):
+def _masked(a, b, host: bool, sample_weight=None, checked: bool = False):
     """``(a, b, w)`` for a kernel: host arrays padded to :func:`~pujax.compilation.bucket_size` rows with weight
-    ``w = 0`` on the padding (one compilation per bucket, not per length); traced arrays with ``w = 1``."""
+    ``w = 0`` on the padding (one compilation per bucket, not per length); traced arrays as they are. ``w`` holds
+    the row weights (1 without ``sample_weight``; ``checked``: already validated)."""
     if not host:
         a = jnp.asarray(a).reshape(-1)
-        return a, jnp.asarray(b).reshape(-1), jnp.ones(a.shape, jnp.float32)
+        w = jnp.ones(a.shape, jnp.float32) if sample_weight is None else jnp.asarray(sample_weight).reshape(-1)
+        return a, jnp.asarray(b).reshape(-1), w
     n = a.shape[0]
     size = bucket_size(n)
     w = np.zeros(size, np.float32)
-    w[:n] = 1.0
+    w[:n] = 1.0 if sample_weight is None else (sample_weight if checked else check_weights(sample_weight, n))
     a, b = pad_rows(size, a, b)
     return a, b, w
 
 
-def confusion_counts(y_true, y_pred):
+def confusion_counts(y_true, y_pred, *, sample_weight=None):
     """Return the confusion counts ``(tp, fp, tn, fn)`` of binary labels as float32 scalars.
 
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n_samples,)
         True and predicted labels (bool, {0, 1} or {-1, +1}).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -75,8 +79,8 @@ def confusion_counts(y_true, y_pred):
     >>> [int(c) for c in confusion_counts([1, 1, 0, 0], [1, 0, 1, 0])]
     [1, 1, 1, 1]
     """
-    t, p, host = _checked(y_true, y_pred)
-    return _counts(*_masked(t, p, host))
+    t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
+    return _counts(*_masked(t, p, host, sample_weight))
 
 
 @jax.jit
@@ -85,13 +89,15 @@ def _counts(y_true, y_pred, w):
     return jnp.sum(w * t * p), jnp.sum(w * (1 - t) * p), jnp.sum(w * (1 - t) * (1 - p)), jnp.sum(w * t * (1 - p))
 
 
-def accuracy(y_true, y_pred):
+def accuracy(y_true, y_pred, *, sample_weight=None):
     """Fraction of correct predictions (scikit-learn's ``accuracy_score``).
 
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n_samples,)
         True and predicted labels (bool, {0, 1} or {-1, +1}).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -102,8 +108,8 @@ def accuracy(y_true, y_pred):
     >>> round(float(accuracy([1, 0, 1, 1], [1, 1, 1, 1])), 4)
     0.75
     """
-    t, p, host = _checked(y_true, y_pred)
-    return _accuracy(*_masked(t, p, host))
+    t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
+    return _accuracy(*_masked(t, p, host, sample_weight))
 
 
 @jax.jit
@@ -111,13 +117,15 @@ def _accuracy(t, p, w):
     return _div(jnp.sum(w * (_labels(t) == _labels(p))), jnp.sum(w))
 
 
-def precision(y_true, y_pred):
+def precision(y_true, y_pred, *, sample_weight=None):
     """``tp / (tp + fp)``; 0 with an ``UndefinedMetricWarning`` when nothing is predicted positive.
 
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n_samples,)
         True and predicted labels (bool, {0, 1} or {-1, +1}).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -128,20 +136,22 @@ def precision(y_true, y_pred):
     >>> round(float(precision([1, 0, 1, 0], [1, 1, 1, 0])), 4)
     0.6667
     """
-    t, p, host = _checked(y_true, y_pred)
+    t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
     if host and not p.any():
         _warn("Precision is ill-defined and being set to 0.0 due to no predicted samples.")
-    tp, fp, _, _ = _counts(*_masked(t, p, host))
+    tp, fp, _, _ = _counts(*_masked(t, p, host, sample_weight))
     return _div(tp, tp + fp)
 
 
-def recall(y_true, y_pred):
+def recall(y_true, y_pred, *, sample_weight=None):
     """``tp / (tp + fn)``; 0 with an ``UndefinedMetricWarning`` when ``y_true`` has no positive.
 
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n_samples,)
         True and predicted labels (bool, {0, 1} or {-1, +1}).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -152,14 +162,14 @@ def recall(y_true, y_pred):
     >>> round(float(recall([1, 0, 1, 1], [1, 1, 0, 0])), 4)
     0.3333
     """
-    t, p, host = _checked(y_true, y_pred)
+    t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
     if host and not t.any():
         _warn("Recall is ill-defined and being set to 0.0 due to no true samples.")
-    tp, _, _, fn = _counts(*_masked(t, p, host))
+    tp, _, _, fn = _counts(*_masked(t, p, host, sample_weight))
     return _div(tp, tp + fn)
 
 
-def f1_score(y_true, y_pred):
+def f1_score(y_true, y_pred, *, sample_weight=None):
     """``2 tp / (2 tp + fp + fn)``; 0 with an ``UndefinedMetricWarning`` when there is no true nor predicted
     positive.
 
@@ -167,6 +177,8 @@ def f1_score(y_true, y_pred):
     ----------
     y_true, y_pred : array-like of shape (n_samples,)
         True and predicted labels (bool, {0, 1} or {-1, +1}).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -177,14 +189,14 @@ def f1_score(y_true, y_pred):
     >>> round(float(f1_score([1, 0, 1, 1], [1, 1, 1, 0])), 4)
     0.6667
     """
-    t, p, host = _checked(y_true, y_pred)
+    t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
     if host and not (t.any() or p.any()):
         _warn("F-score is ill-defined and being set to 0.0 due to no true nor predicted samples.")
-    tp, fp, _, fn = _counts(*_masked(t, p, host))
+    tp, fp, _, fn = _counts(*_masked(t, p, host, sample_weight))
     return _div(2 * tp, 2 * tp + fp + fn)
 
 
-def balanced_accuracy(y_true, y_pred):
+def balanced_accuracy(y_true, y_pred, *, sample_weight=None):
     """Mean of the recalls of both classes (scikit-learn's ``balanced_accuracy_score``).
 
     A class absent from ``y_true`` is left out of the mean (with scikit-learn's warning when ``y_pred`` holds it).
@@ -193,6 +205,8 @@ def balanced_accuracy(y_true, y_pred):
     ----------
     y_true, y_pred : array-like of shape (n_samples,)
         True and predicted labels (bool, {0, 1} or {-1, +1}).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -203,10 +217,10 @@ def balanced_accuracy(y_true, y_pred):
     >>> round(float(balanced_accuracy([1, 1, 0, 0, 0], [1, 0, 0, 0, 1])), 4)
     0.5833
     """
-    t, p, host = _checked(y_true, y_pred)
+    t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
     if host and t.min() == t.max() and p.min() != p.max():
         _warn("y_pred contains classes not in y_true", UserWarning)
-    return _balanced_accuracy(*_masked(t, p, host))
+    return _balanced_accuracy(*_masked(t, p, host, sample_weight))
 
 
 @jax.jit
@@ -238,7 +252,7 @@ def _mann_whitney(scores, a, b):
     return _div(jnp.sum(a * (below + 0.5 * tied)), n_a * n_b)
 
 
-def roc_auc(y_true, y_score):
+def roc_auc(y_true, y_score, *, sample_weight=None):
     r"""Area under the ROC curve: ``P(score of a positive > score of a negative) + 1/2 P(tie)``.
 
     Exact Mann-Whitney count in O(n log n) (scikit-learn's ``roc_auc_score``, binary case). With one class in
@@ -250,6 +264,8 @@ def roc_auc(y_true, y_score):
         True labels (bool, {0, 1} or {-1, +1}).
     y_score : array-like of shape (n_samples,)
         Real scores, greater meaning more positive (e.g. ``decision_function(X)``).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -264,10 +280,10 @@ def roc_auc(y_true, y_score):
     >>> round(float(roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])), 4)
     0.75
     """
-    t, x, host = _checked(y_true, y_score, scores=True)
+    t, x, host = _checked(y_true, y_score, scores=True, sample_weight=sample_weight)
     if host and t.min() == t.max():
         _warn("Only one class is present in y_true. ROC AUC score is not defined in that case.")
-    return _roc_auc(*_masked(t, x, host))
+    return _roc_auc(*_masked(t, x, host, sample_weight))
 
 
 @jax.jit
@@ -277,7 +293,7 @@ def _roc_auc(t, x, w):
     return jnp.where((jnp.sum(pos) > 0) & (jnp.sum(neg) > 0), auc, jnp.nan)
 
 
-def average_precision(y_true, y_score):
+def average_precision(y_true, y_score, *, sample_weight=None):
     r"""Area under the precision-recall curve as scikit-learn's ``average_precision_score``.
 
     ``AP = sum_k (R_k - R_{k-1}) P_k`` over distinct thresholds: the mean, over positives, of the precision at
@@ -290,6 +306,8 @@ def average_precision(y_true, y_score):
         True labels (bool, {0, 1} or {-1, +1}).
     y_score : array-like of shape (n_samples,)
         Real scores, greater meaning more positive.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -300,10 +318,10 @@ def average_precision(y_true, y_score):
     >>> round(float(average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])), 4)
     0.8333
     """
-    t, x, host = _checked(y_true, y_score, scores=True)
+    t, x, host = _checked(y_true, y_score, scores=True, sample_weight=sample_weight)
     if host and not t.any():
         _warn("No positive class found in y_true, recall is set to one for all thresholds.", UserWarning)
-    return _average_precision(*_masked(t, x, host))
+    return _average_precision(*_masked(t, x, host, sample_weight))
 
 
 @jax.jit

@@ -56,6 +56,7 @@ import jax.numpy as jnp
 from pujax.metrics._checks import (
     check_metric_prior,
     check_pu_pair,
+    check_pu_weights,
     check_scenario,
     is_traced,
     warn_constant_scores,
@@ -68,14 +69,15 @@ __all__ = ["lee_liu_score", "pu_score", "pu_zero_one_risk", "pu_recall", "pu_pre
            "pu_accuracy", "pu_balanced_accuracy", "pu_roc_auc", "pu_lift_auc"]
 
 
-def _pu_checked(s, second, scores=False):
+def _pu_checked(s, second, scores=False, sample_weight=None):
     """``(s01, predictions or score ranks, w)`` ready for a kernel (:func:`~pujax.metrics.classification._masked`):
     validated (a degenerate predictor warns) unless traced."""
-    if is_traced(s, second):
-        return _masked(s, second, False)
+    if is_traced(s, second, sample_weight):
+        return _masked(s, second, False, sample_weight)
     s01, p = check_pu_pair(s, second, "y_score" if scores else "y_pred", scores=scores)
     (warn_constant_scores if scores else warn_degenerate)(p)
-    return _masked(s01, p, True)
+    w = None if sample_weight is None else check_pu_weights(sample_weight, s01)
+    return _masked(s01, p, True, w, checked=True)
 
 
 @jax.jit
@@ -96,12 +98,12 @@ def _population(s, y_pred, w, prior, scenario):
     return rec, q_all, (n_l + prior * n_u) / (n_l + n_u)
 
 
-def _args(s, y_pred, prior, scenario):
-    s, y_pred, w = _pu_checked(s, y_pred)
+def _args(s, y_pred, prior, scenario, sample_weight):
+    s, y_pred, w = _pu_checked(s, y_pred, sample_weight=sample_weight)
     return s, y_pred, w, check_metric_prior(prior), check_scenario(scenario)
 
 
-def lee_liu_score(s, y_pred):
+def lee_liu_score(s, y_pred, *, sample_weight=None):
     r"""Lee & Liu (2003) PU model-selection score ``recall^2 / P(y_hat = 1)`` (RESVM paper eq. (7)).
 
     ``recall`` is measured on the labeled positives (P1) and ``P(y_hat = 1)`` on all rows; in expectation it is
@@ -114,6 +116,8 @@ def lee_liu_score(s, y_pred):
         PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
     y_pred : array-like of shape (n_samples,)
         Predicted labels (bool, {0, 1} or {-1, +1}).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -129,14 +133,14 @@ def lee_liu_score(s, y_pred):
     >>> round(float(lee_liu_score(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0])), 4)  # (3/4)^2 / (5/10)
     1.125
     """
-    rec, _, q_all, _, _ = _rates(*_pu_checked(s, y_pred))
+    rec, _, q_all, _, _ = _rates(*_pu_checked(s, y_pred, sample_weight=sample_weight))
     return _div(rec * rec, q_all)
 
 
 pu_score = lee_liu_score
 
 
-def pu_zero_one_risk(s, y_pred, prior):
+def pu_zero_one_risk(s, y_pred, prior, *, sample_weight=None):
     r"""Unbiased PU estimate of the 0-1 risk from labeled positives and unlabeled rows only.
 
     ``pi P_L(y_hat = 0) + P_U(y_hat = 1) - pi P_L(y_hat = 1)``: the uPU risk (:func:`pujax.risk.upu_risk`) with
@@ -150,6 +154,8 @@ def pu_zero_one_risk(s, y_pred, prior):
         Predicted labels (bool, {0, 1} or {-1, +1}).
     prior : float in (0, 1)
         Positive fraction of the unlabeled rows.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -165,7 +171,7 @@ def pu_zero_one_risk(s, y_pred, prior):
     >>> round(float(pu_zero_one_risk(s, [1, 0, 1, 0, 0, 0], prior=0.5)), 4)  # 0.5*0.5 + 0.25 - 0.5*0.5
     0.25
     """
-    s, y_pred, w = _pu_checked(s, y_pred)
+    s, y_pred, w = _pu_checked(s, y_pred, sample_weight=sample_weight)
     return _zero_one(s, y_pred, w, check_metric_prior(prior))
 
 
@@ -175,7 +181,7 @@ def _zero_one(s, y_pred, w, prior):
     return upu_risk(margin, _labels(s), prior, loss="zero_one", weights=w)
 
 
-def pu_recall(s, y_pred):
+def pu_recall(s, y_pred, *, sample_weight=None):
     r"""Recall (true-positive rate) estimated on the labeled positives, (P1): unbiased under SCAR.
 
     Parameters
@@ -184,6 +190,8 @@ def pu_recall(s, y_pred):
         PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
     y_pred : array-like of shape (n_samples,)
         Predicted labels.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -198,10 +206,10 @@ def pu_recall(s, y_pred):
     >>> round(float(pu_recall([1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 0])), 4)
     0.75
     """
-    return _rates(*_pu_checked(s, y_pred))[0]
+    return _rates(*_pu_checked(s, y_pred, sample_weight=sample_weight))[0]
 
 
-def pu_precision(s, y_pred, prior, *, scenario: str = "case-control"):
+def pu_precision(s, y_pred, prior, *, scenario: str = "case-control", sample_weight=None):
     r"""Prior-corrected precision ``pi R / q`` (P2); 0 when nothing is predicted positive.
 
     Parameters
@@ -214,6 +222,8 @@ def pu_precision(s, y_pred, prior, *, scenario: str = "case-control"):
         Positive fraction of the unlabeled rows.
     scenario : {"case-control", "censoring"}
         Population the metric describes (module docstring).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -230,12 +240,12 @@ def pu_precision(s, y_pred, prior, *, scenario: str = "case-control"):
     >>> round(float(pu_precision(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.4 * 0.75 / (2/6)
     0.9
     """
-    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario)
+    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario, sample_weight)
     rec, q, pi = _population(s, y_pred, w, prior, scenario)
     return jnp.clip(_div(pi * rec, q), 0.0, 1.0)
 
 
-def pu_f1_score(s, y_pred, prior, *, scenario: str = "case-control"):
+def pu_f1_score(s, y_pred, prior, *, scenario: str = "case-control", sample_weight=None):
     r"""Prior-corrected F1 ``2 pi R / (pi + q)`` (P3).
 
     A predictor that calls everything positive gets ``2 pi / (pi + 1)``, its F1 on true labels (it does not fool
@@ -251,6 +261,8 @@ def pu_f1_score(s, y_pred, prior, *, scenario: str = "case-control"):
         Positive fraction of the unlabeled rows.
     scenario : {"case-control", "censoring"}
         Population the metric describes (module docstring).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -267,12 +279,12 @@ def pu_f1_score(s, y_pred, prior, *, scenario: str = "case-control"):
     >>> round(float(pu_f1_score(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.6 / (0.4 + 1/3)
     0.8182
     """
-    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario)
+    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario, sample_weight)
     rec, q, pi = _population(s, y_pred, w, prior, scenario)
     return jnp.clip(_div(2.0 * pi * rec, pi + q), 0.0, 1.0)
 
 
-def pu_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
+def pu_accuracy(s, y_pred, prior, *, scenario: str = "case-control", sample_weight=None):
     r"""Prior-corrected accuracy ``1 - pi - q + 2 pi R`` (P4).
 
     In the case-control scenario this is ``1 - pu_zero_one_risk(s, y_pred, prior)`` (before clipping).
@@ -287,6 +299,8 @@ def pu_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
         Positive fraction of the unlabeled rows.
     scenario : {"case-control", "censoring"}
         Population the metric describes (module docstring).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -303,12 +317,12 @@ def pu_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
     >>> round(float(pu_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 1 - 0.4 - 1/3 + 0.6
     0.8667
     """
-    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario)
+    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario, sample_weight)
     rec, q, pi = _population(s, y_pred, w, prior, scenario)
     return jnp.clip(1.0 - pi - q + 2.0 * pi * rec, 0.0, 1.0)
 
 
-def pu_balanced_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
+def pu_balanced_accuracy(s, y_pred, prior, *, scenario: str = "case-control", sample_weight=None):
     r"""Prior-corrected balanced accuracy ``(R + 1 - FPR) / 2`` with ``FPR = (q - pi R) / (1 - pi)`` (P5).
 
     Parameters
@@ -321,6 +335,8 @@ def pu_balanced_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
         Positive fraction of the unlabeled rows.
     scenario : {"case-control", "censoring"}
         Population the metric describes (module docstring).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -338,13 +354,13 @@ def pu_balanced_accuracy(s, y_pred, prior, *, scenario: str = "case-control"):
     >>> round(float(pu_balanced_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # FPR = 1/18
     0.8472
     """
-    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario)
+    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario, sample_weight)
     rec, q, pi = _population(s, y_pred, w, prior, scenario)
     fpr = jnp.clip((q - pi * rec) / (1.0 - pi), 0.0, 1.0)
     return jnp.clip(0.5 * (rec + 1.0 - fpr), 0.0, 1.0)
 
 
-def pu_roc_auc(s, y_score, prior):
+def pu_roc_auc(s, y_score, prior, *, sample_weight=None):
     r"""Prior-corrected ROC AUC ``(AUC_LU - alpha/2) / (1 - alpha)`` (P7).
 
     ``AUC_LU`` is the ROC AUC of the scores for "labeled versus unlabeled"; the unlabeled rows are a mixture with
@@ -359,6 +375,8 @@ def pu_roc_auc(s, y_score, prior):
         Real scores, greater meaning more positive.
     prior : float in (0, 1)
         Positive fraction of the unlabeled rows.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -376,7 +394,7 @@ def pu_roc_auc(s, y_score, prior):
     >>> round(float(pu_roc_auc(s, [0.9, 0.8, 0.85, 0.1, 0.2, 0.3], prior=0.25)), 4)  # (0.875 - 0.125) / 0.75
     1.0
     """
-    s, x, w = _pu_checked(s, y_score, scores=True)
+    s, x, w = _pu_checked(s, y_score, scores=True, sample_weight=sample_weight)
     return _corrected_auc(s, x, w, check_metric_prior(prior))
 
 
@@ -387,7 +405,7 @@ def _corrected_auc(s, x, w, prior):
     return jnp.clip((auc_lu - 0.5 * prior) / (1.0 - prior), 0.0, 1.0)
 
 
-def pu_lift_auc(s, y_score, *, scenario: str = "case-control"):
+def pu_lift_auc(s, y_score, *, scenario: str = "case-control", sample_weight=None):
     r"""Area under the lift curve (AUL) from PU data (P6); no prior needed.
 
     The lift curve plots the true-positive rate (measured on the labeled positives, P1) against the fraction of
@@ -402,6 +420,8 @@ def pu_lift_auc(s, y_score, *, scenario: str = "case-control"):
         Real scores, greater meaning more positive.
     scenario : {"case-control", "censoring"}
         Population rows: the unlabeled rows (case-control) or all rows (censoring).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)-(P7)); labeled and unlabeled rows must keep weight.
 
     Returns
     -------
@@ -417,7 +437,7 @@ def pu_lift_auc(s, y_score, *, scenario: str = "case-control"):
     >>> round(float(pu_lift_auc(s, [0.9, 0.8, 0.85, 0.1, 0.2, 0.3])), 4)  # labeled beat 4/4 and 3/4 of U
     0.875
     """
-    s, x, w = _pu_checked(s, y_score, scores=True)
+    s, x, w = _pu_checked(s, y_score, scores=True, sample_weight=sample_weight)
     scenario = check_scenario(scenario)
     sl = _labels(s)
     population = 1.0 - sl if scenario == "case-control" else jnp.ones_like(sl)

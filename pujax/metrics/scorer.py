@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from pujax.metrics._checks import check_scenario
+from pujax.metrics._checks import check_pu_weights, check_scenario
 from pujax.metrics.pu import (
     lee_liu_score,
     pu_accuracy,
@@ -100,8 +100,6 @@ class PUScorer:
             f"prior_ (e.g. a pujax estimator with prior='auto'); {type(final).__name__} has no prior_.")
 
     def __call__(self, estimator, X, y, sample_weight=None) -> float:
-        if sample_weight is not None:
-            raise ValueError("PU scorers do not take sample_weight; score without it.")
         response, needs_prior, with_scenario = PU_SCORERS[self.metric]
         prior = self._prior(estimator) if needs_prior else None
         if response == "predict":
@@ -112,19 +110,21 @@ class PUScorer:
             second = _scores(estimator, X)
         if self.metric in ("nnpu_risk", "upu_risk"):
             risk = nnpu_risk if self.metric == "nnpu_risk" else upu_risk
-            return -float(risk(second.astype(np.float32), s01, prior, loss=self.loss))
+            w = None if sample_weight is None else check_pu_weights(sample_weight, s01)
+            return -float(risk(second.astype(np.float32), s01, prior, loss=self.loss, weights=w))
         if self.metric == "pu_zero_one_risk":
-            return -float(pu_zero_one_risk(s01, second, prior))
+            return -float(pu_zero_one_risk(s01, second, prior, sample_weight=sample_weight))
         args = (prior,) if needs_prior else ()
         kwargs = {"scenario": self.scenario} if with_scenario else {}
+        kwargs["sample_weight"] = sample_weight
         return float(_FUNCS[self.metric](s01, second, *args, **kwargs))
 
 
 def make_pu_scorer(metric: str, prior=None, *, scenario: str = "case-control", loss: str = "sigmoid") -> PUScorer:
     r"""Build a scikit-learn scorer of a PU metric for ``GridSearchCV(scoring=...)`` / ``cross_val_score``.
 
-    The scorer is called as ``scorer(estimator, X, s)`` with the PU labels ``s`` and returns a float, greater is
-    better: risks are negated.
+    The scorer is called as ``scorer(estimator, X, s, sample_weight=None)`` with the PU labels ``s`` and returns
+    a float, greater is better: risks are negated.
 
     ========================== ===================== ===============================================
     ``metric``                 uses                  value
