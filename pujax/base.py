@@ -60,7 +60,8 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
     Class attributes a subclass may set: ``_accept_sparse`` (scipy sparse formats that ``fit`` / ``predict``
     take, e.g. ``"csr"``; ``False``: dense only), ``_needs_prior`` (whether the method uses ``prior``),
     ``_fitted_schema`` (fitted attributes checked by :func:`~pujax.persistence.load_estimator`) and
-    ``_expected_failed_checks`` (scikit-learn estimator checks that cannot hold for the method, with reasons).
+    ``_expected_failed_checks`` (scikit-learn estimator checks that cannot hold for the method, with reasons) and
+    ``_input_dtype`` (the dtype ``X`` is validated to).
     """
 
     _accept_sparse: bool | str | list = False
@@ -72,6 +73,7 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
         "prior_": "float?",
     }
     _expected_failed_checks: dict = {}
+    _input_dtype = np.float32  # dtype of validated X; float64 for methods that standardise X before a float32 cast
 
     def _validate_fit(self, X, y, sample_weight=None):
         """Validate training data and resolve the prior: return ``(X, s01, sample_weight, prior)``.
@@ -79,7 +81,8 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
         Sets ``n_features_in_``, ``feature_names_in_`` (pandas), ``classes_`` and, for methods that use a prior,
         ``prior_`` (``prior`` is ``None`` for the others).
         """
-        X, s01, w = validate_fit_data(self, X, y, sample_weight, accept_sparse=self._accept_sparse)
+        X, s01, w = validate_fit_data(self, X, y, sample_weight, accept_sparse=self._accept_sparse,
+                                      dtype=self._input_dtype)
         prior = None
         if self._needs_prior:
             prior = resolve_prior(self.prior, X, s01, random_state=getattr(self, "random_state", None))
@@ -87,8 +90,9 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
         return X, s01, w, prior
 
     def _validate_predict(self, X):
-        """Check the estimator is fitted and ``X`` matches the training features; return float32 ``X``."""
-        return validate_predict_data(self, X, accept_sparse=self._accept_sparse)
+        """Check the estimator is fitted and ``X`` matches the training features; return ``X`` as
+        ``_input_dtype`` (float32 unless the method standardises first)."""
+        return validate_predict_data(self, X, accept_sparse=self._accept_sparse, dtype=self._input_dtype)
 
     def _to_classes(self, positive) -> np.ndarray:
         """Map a boolean "predicted positive" vector to the labels of ``classes_``."""

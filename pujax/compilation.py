@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-__all__ = ["bucket_size", "pad_rows", "enable_compilation_cache", "count_compilations", "CompilationCount"]
+__all__ = ["bucket_size", "pad_rows", "rows_in_bucket", "enable_compilation_cache", "count_compilations", "CompilationCount"]
 
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
@@ -44,6 +44,13 @@ def pad_rows(size: int, *arrays, fill=0):
             a = np.concatenate([a, pad], axis=0)
         out.append(a)
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def rows_in_bucket(X):
+    """``(X padded with zero rows to bucket_size(n), n)``: predict on any batch size with one program per bucket;
+    slice the result back to the first ``n`` rows."""
+    n = int(np.shape(X)[0])
+    return pad_rows(bucket_size(n), X), n
 
 
 def enable_compilation_cache(path: str | os.PathLike | None = None) -> str:

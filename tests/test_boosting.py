@@ -433,3 +433,19 @@ def test_integer_weights_equal_repeated_rows_sklearn_check(learning_rate):
 
     check_sample_weight_equivalence_on_dense_data(
         "AdaPUClassifier", AdaPUClassifier(n_estimators=20, prior=0.3, learning_rate=learning_rate))
+
+
+def test_refit_in_the_same_bucket_and_any_predict_size_compile_nothing():
+    """505 and 450 rows share a size bucket: the refit and predictions on other batch sizes reuse the programs."""
+    from pujax.compilation import count_compilations
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(505, 5)).astype(np.float32)
+    s = (rng.random(505) < 0.3).astype(int)
+    est = AdaPUClassifier(n_estimators=10, prior=0.5, learning_rate=0.5, random_state=0).fit(X, s)
+    est.predict(X[:300])
+    with count_compilations() as c:
+        AdaPUClassifier(n_estimators=10, prior=0.5, learning_rate=0.5, random_state=1).fit(X[:450], s[:450])
+        est.predict(X[:290])
+        est.decision_function(X[:257])
+    assert c.count == 0

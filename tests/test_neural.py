@@ -282,3 +282,36 @@ def test_bad_input(problem):
         NNPUClassifier(**fast).fit(X, s, eval_set=(X_te,))
     with pytest.raises(ValueError, match="keys"):
         fit_many(jnp.zeros((3,), jnp.uint32), X, s, prior, model="linear", epochs=1)
+
+
+@pytest.mark.parametrize("a,b", [(1e-6, 0.0), (1e6, 0.0), (1.0, 1e7), (1e3, -1e7)])
+def test_predictions_do_not_depend_on_feature_units(a, b):
+    """Standardisation inside fit: a·X + b gives the predictions of X (>= 99 % of rows), scores stay finite."""
+    rng = np.random.default_rng(0)
+    n = 300
+    y = (rng.random(n) < 0.4).astype(int)
+    X = rng.normal(size=(n, 4)) + 2.0 * y[:, None]
+    s = ((y == 1) & (rng.random(n) < 0.5)).astype(int)
+    kw = dict(model="linear", prior=0.4, epochs=30, batch_size=n, random_state=0)
+    ref = NNPUClassifier(**kw).fit(X, s)
+    est = NNPUClassifier(**kw).fit(a * X + b, s)
+    d = est.decision_function(a * X + b)
+    assert np.all(np.isfinite(d))
+    assert np.mean(est.predict(a * X + b) == ref.predict(X)) >= 0.99
+    assert np.mean(ref.predict(X) == y) > 0.8  # and the reference itself is a sensible classifier
+
+
+def test_predict_on_any_batch_size_reuses_one_program_per_bucket():
+    from pujax.compilation import count_compilations
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    s = (rng.random(200) < 0.3).astype(int)
+    est = NNPUClassifier("linear", prior=0.5, epochs=2, batch_size=200, random_state=0).fit(X, s)
+    full = est.decision_function(X)
+    est.decision_function(X[:150])
+    with count_compilations() as c:
+        part = est.decision_function(X[:147])
+        est.predict(X[:141])
+    assert c.count == 0
+    np.testing.assert_allclose(part, full[:147], rtol=1e-5, atol=1e-6)

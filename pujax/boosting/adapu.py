@@ -54,6 +54,8 @@ from pujax.boosting.stumps import (
     stump_predict,
     threshold_bounds,
 )
+from pujax.compilation import bucket_size, rows_in_bucket
+from pujax.devices import device_mesh, padded_size, replicate, shard_rows, to_host
 from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_int
 
@@ -334,16 +336,18 @@ def _chunk(state, keys, X, prior, learning_rate, per_set, candidates, *, n_thres
                         candidates=candidates)
 
 
-def _pad_rows(X, s, w):
-    """Pad to a size bucket (multiples of 2^(floor(log2 n) - 3), <= 12.5 % extra) with zero-weight copies of row 0."""
-    n = X.shape[0]
-    step = max(1, 1 << max(0, int(np.floor(np.log2(max(n, 1)))) - 3))
-    m = -(-n // step) * step
-    if m == n:
+def _pad_to(m, X, s, w):
+    """Pad ``(X, s, w)`` to ``m`` rows with zero-weight unlabeled copies of row 0 (no effect on the fit)."""
+    pad = m - X.shape[0]
+    if pad <= 0:
         return X, s, w
-    pad = m - n
     return (np.concatenate([X, np.repeat(X[:1], pad, axis=0)]), np.concatenate([s, np.zeros(pad, s.dtype)]),
             np.concatenate([w, np.zeros(pad, w.dtype)]))
+
+
+def _pad_rows(X, s, w):
+    """Pad to the size bucket of :func:`pujax.compilation.bucket_size` with zero-weight copies of row 0."""
+    return _pad_to(bucket_size(X.shape[0]), X, s, w)
 
 
 LEARNING_RATES = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -396,6 +400,10 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     random_state : None, int, numpy RandomState/Generator or JAX key
     verbose : bool, default False
         Progress bar over rounds (the scan then runs in 10 chunks).
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default None
+        Where the rounds run (:mod:`pujax.devices`; None = every device). With several devices the rows are
+        sharded over them and the per-candidate weighted error sums (eq. 8) are reduced across devices; the same
+        ``random_state`` gives the same stumps up to float summation order.
 
     Attributes
     ----------
@@ -426,7 +434,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, n_estimators=100, *, learning_rate="auto", prior="auto", n_thresholds=1, threshold_range="paper",
-                 normalization="total", random_state=None, verbose=False):
+                 normalization="total", random_state=None, verbose=False, devices=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.prior = prior
@@ -435,6 +443,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         self.normalization = normalization
         self.random_state = random_state
         self.verbose = verbose
+        self.devices = devices
 
     def _check_params(self):
         T = check_int(self.n_estimators, "n_estimators")
@@ -470,9 +479,15 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         if sw is not None:  # a zero-weight row is a removed row (also for the candidate thresholds)
             X, s, sw = X[sw > 0], s[sw > 0], sw[sw > 0]
         Xd, sd, wd = _pad_rows(*deduplicate(X, s, sw))
-        Xj, sj, wj = jnp.asarray(Xd), jnp.asarray(sd), jnp.asarray(wd)
+        mesh = device_mesh(self.devices)
+        Xd, sd, wd = _pad_to(padded_size(Xd.shape[0], mesh.size), Xd, sd, wd)
         static = dict(n_thresholds=k, threshold_range=self.threshold_range)
         cands = adapu_candidates(Xd, **static)
+        if mesh.size > 1:  # rows (and the row-aligned rank codes) sharded; XLA reduces the sums over devices
+            Xj, sj, wj = shard_rows(mesh, Xd, sd, wd)
+            cands = jax.tree_util.tree_map(lambda a: replicate(mesh, np.asarray(a)), cands)
+        else:
+            Xj, sj, wj = jnp.asarray(Xd), jnp.asarray(sd), jnp.asarray(wd)
 
         def fit_one(beta, verbose):
             if not verbose:
@@ -496,7 +511,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
             with progress(len(LEARNING_RATES), desc="Ada-PU learning rates", verbose=self.verbose) as bar:
                 for beta in LEARNING_RATES:
                     models[beta] = fit_one(beta, False)
-                    pred = np.asarray(adapu_decision_function(models[beta], Xj)) > 0
+                    pred = to_host(adapu_decision_function(models[beta], Xj)) > 0
                     risks[beta] = _pu_zero_one_risk_weighted(sd, pred, wd, prior)
                     bar.update()
             lr = min(LEARNING_RATES, key=lambda b: (risks[b], -b))
@@ -506,7 +521,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
             model = fit_one(lr, self.verbose)
             self.learning_rate_risks_ = None
         self.learning_rate_ = float(lr)
-        model = jax.tree_util.tree_map(np.asarray, model)
+        model = jax.tree_util.tree_map(to_host, model)
         n_rounds = int(np.sum(model.active))
         self.features_ = model.feature[:n_rounds].astype(np.int32)
         self.thresholds_ = model.threshold[:n_rounds]
@@ -533,7 +548,8 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         X = self._validate_predict(X)
         if self.n_estimators_ == 0:
             return np.zeros(X.shape[0], np.float32)
-        return np.asarray(adapu_decision_function(self._model(), jnp.asarray(X)))
+        Xb, n = rows_in_bucket(X)
+        return np.asarray(adapu_decision_function(self._model(), jnp.asarray(Xb)))[:n]
 
     def staged_decision_function(self, X):
         """Yield the decision function after each round (for accuracy-vs-rounds curves, paper Figure 1)."""

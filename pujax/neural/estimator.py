@@ -8,10 +8,11 @@ import jax
 import jax.numpy as jnp
 
 from pujax.base import PUClassifierMixin
+from pujax.compilation import rows_in_bucket
 from pujax.persistence import register_estimator
-from pujax.neural.train import RISKS, _get_compiled, make_config
+from pujax.neural.train import RISKS, _get_compiled, make_config, run_seeds
 from pujax.progress import progress
-from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
+from pujax.validation import as_key, check_bool, check_in, check_int, check_pu_labels, check_X
 
 __all__ = ["NNPUClassifier"]
 
@@ -43,6 +44,10 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
       epochs, batch_size, learning_rate, weight_decay: optimisation (defaults of Kiryo et al.'s code: 100, 30000,
         1e-3, 5e-3).
       prior: class prior pi = P(y = 1) in (0, 1), or ``"auto"`` to estimate it with :mod:`pujax.prior`.
+      standardize: centre and scale every feature inside ``fit`` (mean and standard deviation of the training
+        rows, computed in float64; constant features get scale 1) before the float32 network, so that predictions
+        do not depend on the units or offsets of the features. ``False`` feeds ``X`` as given (e.g. pixels / 255
+        as in Kiryo et al.).
       n_seeds: number of independently initialised models (different init and minibatch order) trained at once
         in one vmapped program; predictions use their mean score, each seed stays available
         (:meth:`seed_variables`, :meth:`seed_decision_function`).
@@ -54,23 +59,28 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         at a time; otherwise the whole training is one compiled program.
       random_state: None, int, numpy generator or JAX key.
       verbose: progress bar per epoch (with the training risk and, with ``eval_set``, the test error).
+      devices: where the seeds train (:mod:`pujax.devices`; None = every device): the ``n_seeds`` models are split
+        over the devices, each trained on one device (the callback/verbose path runs on one device).
 
     Attributes:
       variables_: ``{"params": ..., "batch_stats": ...}`` nested dicts of numpy arrays with a leading seed axis.
       history_: dict of per-epoch arrays of shape ``(n_seeds, epochs_run)``: ``"risk"``, ``"corrections"`` and,
         with ``eval_set``, ``"test_error"``.
+      mean_, scale_: the per-feature centring and scaling (``None`` with ``standardize=False``).
       n_seeds_, n_iter_ (epochs run), prior_, n_features_in_, classes_.
     """
 
-    _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int"}
+    _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int",
+                      "mean_": "f[n_features_in_]|none", "scale_": "f[n_features_in_]|none"}
+    _input_dtype = np.float64  # standardised in float64, then cast to float32
     _expected_failed_checks = {
         "check_methods_sample_order_invariance": "float32 matrix products on XLA:CPU can differ by 1 ulp with the "
         "row order; the check allows a relative error of 1e-7",
     }
 
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
-                 batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, prior="auto", n_seeds=1,
-                 model_kwargs=None, callback=None, random_state=None, verbose=False):
+                 batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, prior="auto", standardize=True,
+                 n_seeds=1, model_kwargs=None, callback=None, random_state=None, verbose=False, devices=None):
         self.model = model
         self.risk = risk
         self.loss = loss
@@ -81,11 +91,13 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.prior = prior
+        self.standardize = standardize
         self.n_seeds = n_seeds
         self.model_kwargs = model_kwargs
         self.callback = callback
         self.random_state = random_state
         self.verbose = verbose
+        self.devices = devices
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -93,6 +105,12 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         return make_config(model=self.model, risk=self.risk, loss=self.loss, beta=self.beta, gamma=self.gamma,
                            batch_size=self.batch_size, learning_rate=self.learning_rate,
                            weight_decay=self.weight_decay, model_kwargs=self.model_kwargs, n_features=n_features)
+
+    def _transform(self, X):
+        """``(X - mean_) / scale_`` in float64, then float32 (``X`` as float32 without standardisation)."""
+        if self.mean_ is not None:
+            X = (X - self.mean_) / self.scale_
+        return np.ascontiguousarray(X, dtype=np.float32)
 
     def _set_state(self, state, hist_list):
         self.variables_ = _to_numpy_tree(state["variables"])
@@ -116,7 +134,14 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         n_seeds = check_int(self.n_seeds, "n_seeds")
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable(epoch, estimator) or None; got {type(self.callback).__name__}.")
+        check_bool(self.standardize, "standardize")
         X, s, _, prior = self._validate_fit(X, y)
+        self.mean_ = self.scale_ = None
+        if self.standardize:
+            self.mean_ = X.mean(axis=0)
+            scale = X.std(axis=0)
+            self.scale_ = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+        X = self._transform(X)
         if self.risk == "pn":
             self.prior_ = prior = float(np.mean(s))
         cfg = self._config(int(X.shape[1]))
@@ -124,18 +149,18 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         if eval_set is not None:
             if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
                 raise ValueError("eval_set must be a pair (X_test, y_test) with true labels y_test.")
-            X_eval = check_X(eval_set[0], name="eval_set[0]")
+            X_eval = check_X(eval_set[0], name="eval_set[0]", dtype=np.float64)
             if X_eval.shape[1] != X.shape[1]:
                 raise ValueError(f"eval_set[0] has {X_eval.shape[1]} features but X has {X.shape[1]}.")
             y_eval = check_pu_labels(eval_set[1], name="eval_set[1]", n_samples=X_eval.shape[0], require_both=False)
-            X_eval, y_eval = jnp.asarray(X_eval), jnp.asarray(y_eval)
+            X_eval, y_eval = jnp.asarray(self._transform(X_eval)), jnp.asarray(y_eval)
         keys = jax.random.split(as_key(self.random_state), n_seeds)
         Xj, sj = jnp.asarray(X), jnp.asarray(s)
         prior_arr = jnp.asarray(prior, Xj.dtype)
         self.n_seeds_ = n_seeds
 
         if self.callback is None and not self.verbose:
-            state, hist = _get_compiled("fit_many", cfg, epochs)(keys, Xj, sj, prior_arr, X_eval, y_eval)
+            state, hist = run_seeds("fit_many", cfg, epochs, keys, Xj, sj, prior_arr, X_eval, y_eval, self.devices)
             self._set_state(state, [hist])
             return self
 
@@ -161,10 +186,11 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
 
     def seed_decision_function(self, X):
         """Scores ``g(x)`` of every seed's model, shape ``(n_seeds, n)``."""
-        X = self._validate_predict(X)
+        X = self._transform(self._validate_predict(X))
         cfg = self._config(self.n_features_in_)
         variables = jax.tree.map(jnp.asarray, self.variables_)
-        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jnp.asarray(X)))
+        Xb, n = rows_in_bucket(X)
+        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jnp.asarray(Xb)))[:, :n]
 
     def decision_function(self, X):
         """Mean score over seeds; positive means class 1."""

@@ -37,6 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from pujax.devices import device_mesh, padded_size, replicate, resolve_devices, shard_rows, to_host
 from pujax.neural.models import accepts_train, make_model, scores_of
 from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
 from pujax.validation import as_key, check_in, check_int, check_prior, check_X, check_pu_labels
@@ -52,6 +53,7 @@ __all__ = [
     "run_epochs",
     "train",
     "fit_many",
+    "run_seeds",
     "predict_scores",
     "RISKS",
 ]
@@ -299,6 +301,33 @@ def _get_compiled(kind, cfg, n_epochs):
     raise ValueError(kind)  # pragma: no cover
 
 
+def run_seeds(kind, cfg, n_epochs, keys, X, s, prior, X_eval=None, y_eval=None, devices=None):
+    """Run the vmapped ``kind`` program (``"fit_many"``) with the seeds split over ``devices``.
+
+    One device: the program as is. Several: the seed axis is padded to a multiple of the device count (extra keys
+    are dropped afterwards), sharded over a mesh (:mod:`pujax.devices`), the data replicated; every seed is trained
+    on one device with the same program, so results equal the one-device run up to float rounding. Returns host
+    (numpy) pytrees ``(state, history)`` with a leading seed axis.
+    """
+    fn = _get_compiled(kind, cfg, n_epochs)
+    n = int(keys.shape[0])
+    devs = resolve_devices(devices)
+    if jax.process_count() == 1:
+        devs = devs[: max(1, min(len(devs), n))]
+    if len(devs) == 1:
+        with jax.default_device(devs[0]):
+            out = fn(keys, X, s, prior, X_eval, y_eval)
+        return jax.tree.map(np.asarray, out)
+    mesh = device_mesh(list(devs))
+    m = padded_size(n, mesh.size)
+    keys = np.asarray(keys)
+    keys = np.concatenate([keys, np.repeat(keys[:1], m - n, axis=0)])
+    data = [a for a in (X, s, prior, X_eval, y_eval)]
+    placed = [None if a is None else replicate(mesh, np.asarray(a)) for a in data]
+    out = fn(shard_rows(mesh, keys), *placed)
+    return jax.tree.map(lambda a: to_host(a)[:n], out)
+
+
 def _prepare(X, s, prior, risk, X_eval, y_eval):
     X = check_X(X)
     if risk == "pn":
@@ -352,8 +381,11 @@ def train(key, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.
 
 
 def fit_many(keys, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
-             batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, model_kwargs=None, X_eval=None, y_eval=None):
+             batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, model_kwargs=None, X_eval=None, y_eval=None,
+             devices=None):
     """:func:`train` ``vmap``-ped over a batch of PRNG keys: N seeds in one compiled program.
+
+    ``devices`` (:mod:`pujax.devices`; None = every device): the seeds are split over them (:func:`run_seeds`).
 
     ``keys`` is an array of N keys (``jax.random.split(key, N)``) or an int N (seeds ``0..N-1`` of
     ``jax.random.split(PRNGKey(0), N)``). Returns ``(variables, history)`` whose leaves have a leading seed axis
@@ -369,5 +401,5 @@ def fit_many(keys, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", bet
     cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
                                       learning_rate=learning_rate, weight_decay=weight_decay,
                                       model_kwargs=model_kwargs))
-    state, hist = _get_compiled("fit_many", cfg, epochs)(keys, X, s, prior, X_eval, y_eval)
+    state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior, X_eval, y_eval, devices)
     return state["variables"], hist

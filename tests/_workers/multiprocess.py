@@ -51,6 +51,38 @@ def job_psum():
     return {"colsum": to_host(f(sharded)), "rows": to_host(sharded), "n_devices": np.array(mesh.size)}
 
 
+def job_adapu():
+    """Ada-PU with rows sharded over every device, and on one device (the reference)."""
+    import numpy as np
+
+    from pujax import AdaPUClassifier
+
+    X, s, _ = _problem()
+    out = {}
+    for name, devices in (("all", None), ("one", 1)):
+        est = AdaPUClassifier(n_estimators=30, learning_rate=0.5, prior=0.4, random_state=0, devices=devices)
+        est.fit(X, s)
+        out[f"decision_{name}"] = est.decision_function(X)
+        out[f"features_{name}"] = est.features_
+    out["n_devices"] = np.array(len(__import__("jax").devices()))
+    return out
+
+
+def job_nnpu():
+    """nnPU fit_many with 4 seeds split over every device, and on one device (the reference)."""
+    from pujax import NNPUClassifier
+
+    X, s, _ = _problem()
+    out = {}
+    import jax
+
+    for name, devices in (("all", None), ("one", jax.local_devices()[:1])):
+        est = NNPUClassifier("mlp", model_kwargs=dict(hidden_sizes=(16,)), epochs=5, batch_size=100, prior=0.4,
+                             n_seeds=4, random_state=0, devices=devices).fit(X, s)
+        out[f"scores_{name}"] = est.seed_decision_function(X)
+    return out
+
+
 def main(argv):
     pid, n, port, out = int(argv[0]), int(argv[1]), int(argv[2]), argv[3]
     jobs = argv[4:]
