@@ -19,8 +19,8 @@ those sums for all features × candidate thresholds at once:
   (:func:`encode_features`), a threshold becomes the count of distinct values ``<= θ`` (``searchsorted``), and
   the comparison mask ``code <= count`` (``x <= θ`` on the raw floats for the other features) times the weight
   matrix is streamed over blocks of rows (``lax.scan``).  This is exact (``x <= θ  ⇔  code(x) <= count(θ)``)
-  and reads 1 byte per entry instead of 4: 3-5x faster than comparing float32 values on one-hot-heavy data on
-  our CPU; :func:`masked_weight_sums` is the same computation on the raw float features;
+  and reads 1 byte per entry instead of 4; :func:`masked_weight_sums` is the same computation on the raw float
+  features;
 * :func:`sorted_prefix_sums` -- every distinct value of every feature (the exhaustive strategy of §5.6.1):
   the weights gathered in each feature's sorted order and cumulatively summed.
 
@@ -178,7 +178,7 @@ def _blocked_mask_matmul(A, W, cut, block_rows=None):
 
 
 def coded_weight_sums(coded: CodedFeatures, W, thresholds, block_rows: int | None = None):
-    """:func:`masked_weight_sums` on rank-coded features: same result (exactly the same row sets), ~3-10x faster.
+    """:func:`masked_weight_sums` on rank-coded features: the same result (exactly the same row sets).
 
     ``thresholds`` (d, k) are real thresholds on the original features.
     """

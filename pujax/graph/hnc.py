@@ -7,7 +7,7 @@ Method (paper §4-5, DESIGN §3.6):
    ``w_ij = exp(-d_ij^2 / (2 sigma^2))``, sigma = 0.75 for n < 10,000 else 0.25; ``d_i = sum_j w_ij``. By default
    (``normalize_distance=True``) ``d_ij^2`` is divided by H, the scale at which the authors used these sigma values
    (their code divides distances by sqrt(H)); without it, standardised data in 20+ dimensions has Gaussian weights
-   of e^-10 and below and 2-HNC loses 5-10 accuracy points on the paper's data sets.
+   of e^-10 and below, and the similarity graph loses the contrast between near and far neighbours.
 2. Stage 1, HNC- with L+ contracted into the source (problem (5) of Lemma 4.1, graph G-(lambda) of Fig. 3b):
    ``c(s, i) = sum_{p in L+} w_ip``, ``c(i, t) = lambda d_i``, lambda in {0, 0.001, ..., 0.5}. Sink sets grow with
    lambda (Lemma 3.1).
@@ -19,7 +19,8 @@ Method (paper §4-5, DESIGN §3.6):
    For n < 10,000 this is done for k in {5, 10, 15}; the largest k whose partition is within 2 percentage points of
    pi is kept, else the closest (§5.2).
 
-The authors' public code differs from the paper (|LN| = |L+|, no k rule, directed degrees); we implement the paper.
+The authors' public code differs from the paper (|LN| = |L+|, no k rule, directed degrees); pujax implements the
+paper.
 ``ln_size="labeled"`` exposes the code's |LN| = |L+| choice.
 
 Scenario: case-control (DESIGN §1): the rows with ``s == 1`` are the labeled positives L+, the others the unlabeled

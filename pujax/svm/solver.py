@@ -82,7 +82,7 @@ def _bias(F, alpha, y, C, m, M):
 
 
 def _argmax(v):
-    """First index of the maximum (float-index reduction: XLA:CPU's variadic argmax reduce is ~10x slower)."""
+    """First index of the maximum (a float-index reduction instead of XLA:CPU's slower variadic argmax reduce)."""
     m = jnp.max(v)
     pos = jnp.arange(v.shape[0], dtype=jnp.float32)
     return jnp.min(jnp.where(v == m, pos, jnp.inf)).astype(jnp.int32), m
