@@ -14,7 +14,8 @@ import os
 
 import numpy as np
 
-__all__ = ["bucket_size", "pad_rows", "rows_in_bucket", "enable_compilation_cache", "count_compilations", "CompilationCount"]
+__all__ = ["bucket_size", "pad_rows", "rows_in_bucket", "enable_compilation_cache", "count_compilations",
+           "CompilationCount"]
 
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
