@@ -188,6 +188,9 @@ def test_clone_and_pickle_fitted_and_unfitted(pu_data, grid):
     searched = pickle.loads(pickle.dumps(search))  # the search keeps its PU scorer and splitter
     np.testing.assert_array_equal(searched.predict(X), search.predict(X))
     assert searched.scorer_(searched, X, s) == pytest.approx(search.scorer_(search, X, s))
+    # prior=None reads prior_ through the search's best_estimator_
+    assert make_pu_scorer("pu_f1")(searched, X, s) == pytest.approx(
+        float(metrics.pu_f1_score(s, search.predict(X), fitted.prior_)), abs=1e-6)
     fresh = clone(fitted)
     assert fresh.get_params() == fitted.get_params() and not hasattr(fresh, "model_")
     with pytest.raises(NotFittedError):

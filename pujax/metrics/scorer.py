@@ -47,10 +47,15 @@ _FUNCS = {"lee_liu": lee_liu_score, "pu_recall": pu_recall, "pu_lift_auc": pu_li
 
 
 def _final_step(estimator):
-    """The last step of a Pipeline (recursively), else the estimator itself."""
-    while hasattr(estimator, "steps") and estimator.steps:
-        estimator = estimator.steps[-1][1]
-    return estimator
+    """The fitted model a prediction comes from: the last step of a Pipeline, the ``best_estimator_`` of a
+    search (recursively), else the estimator itself."""
+    while True:
+        if hasattr(estimator, "steps") and estimator.steps:
+            estimator = estimator.steps[-1][1]
+        elif getattr(estimator, "best_estimator_", None) is not None:
+            estimator = estimator.best_estimator_
+        else:
+            return estimator
 
 
 def _encode(estimator, y, pred=None):
