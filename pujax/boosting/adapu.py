@@ -41,7 +41,6 @@ from jax import lax
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
-from pujax.persistence import register_estimator
 from pujax.boosting.stumps import (
     coded_weight_sums,
     draw_thresholds,
@@ -56,6 +55,7 @@ from pujax.boosting.stumps import (
 )
 from pujax.compilation import bucket_size, rows_in_bucket
 from pujax.devices import device_mesh, padded_size, replicate, shard_rows, to_host
+from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_int
 
@@ -162,7 +162,7 @@ def adapu_candidates(X, n_thresholds=1, threshold_range="paper"):
     (:func:`~pujax.boosting.stumps.encode_features`), each feature's range and the bounds of the relative position
     ``r`` of a threshold (:func:`~pujax.boosting.stumps.threshold_bounds`).  Exhaustive
     (``n_thresholds="all"``): ``(order, thresholds, valid)`` of :func:`~pujax.boosting.stumps.sorted_candidates`.
-    Sorting on the host is much faster than XLA's CPU sort (47 s for 66k x 190 on a 2-core machine, vs ~1 s).
+    The sort runs on the host with numpy (XLA's CPU sort is slower).
     """
     _check_static(n_thresholds, threshold_range, "total")
     X = np.asarray(X)
@@ -367,7 +367,7 @@ def _pu_zero_one_risk_weighted(s, pred, w, prior):
 
 @register_estimator
 class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
-    """Ada-PU boosting of decision stumps from positive and unlabeled data (Zhao et al.; DESIGN §3.4).
+    """Ada-PU boosting of decision stumps from positive and unlabeled data (Zhao et al., Algorithms 1-2).
 
     Case-control scenario: rows with ``s = 1`` are labeled positives drawn from ``p(x | y = 1)``, rows with
     ``s = 0`` are unlabeled and drawn from ``p(x)``, whose positive fraction is ``prior``.  In the papers' setting
@@ -382,10 +382,8 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         ``β`` of Algorithm 2 / §5.6.2: every ``α_t`` is multiplied by it (the weights are updated with ``β α_t``).
         The paper tunes it per data set (§5.6.2, Figure 5). ``"auto"`` does that without labels: one fit per value
         of ``LEARNING_RATES`` (same random thresholds), keeping the β with the smallest unbiased PU estimate of the
-        0-1 risk on the training rows (eq. (4) with the zero-one loss; ties go to the larger β). It costs
-        ``len(LEARNING_RATES)`` fits (no recompilation: β is not a static argument). A float fixes β; on breast
-        cancer and UNSW-NB15 ``β = 1`` drifts to predicting almost everything positive while the selected β is
-        within a point of the best fixed one (``benchmarks/results/adapu.md``).
+        0-1 risk on the training rows (eq. (6) with the zero-one loss; ties go to the larger β). It costs
+        ``len(LEARNING_RATES)`` fits (no recompilation: β is not a static argument). A float fixes β.
     prior : float in (0, 1) or "auto", default "auto"
         Class prior ``π = P(y = 1)`` of the unlabeled population.
     n_thresholds : int or "all", default 1
@@ -411,11 +409,34 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         The fitted stumps: feature index (-1 for a round without an admissible stump), threshold, direction
         (+1 predicts negative on ``x <= θ``, -1 on ``x > θ``), ``β α_t``, ``ε_t`` and ``Z_t``.
     n_estimators_ : int
-    learning_rate_ : float -- the β used (the selected one when ``learning_rate="auto"``).
-    learning_rate_risks_ : ndarray (len(LEARNING_RATES),) or None -- for ``"auto"``: PU 0-1 risk estimate on the
-        training rows for each β of ``LEARNING_RATES``.
-    prior_, n_features_in_, classes_
-    feature_importances_ : ndarray (n_features,) -- sum of ``α_t`` per feature, normalised to sum 1.
+        Number of rounds run.
+    learning_rate_ : float
+        The β used (the selected one when ``learning_rate="auto"``).
+    learning_rate_risks_ : ndarray of shape (len(LEARNING_RATES),) or None
+        For ``"auto"``: the PU 0-1 risk estimate on the training rows for each β of ``LEARNING_RATES``.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Sum of ``α_t`` per feature, normalised to sum 1.
+    prior_, classes_, n_features_in_, feature_names_in_ : as in every pujax estimator
+        Class prior used and scikit-learn's fitted attributes.
+
+    References
+    ----------
+    .. [1] Y. Zhao, M. Zhang, C. Zhang, W. Chen, N. Ye and M. Xu, "A Boosting Algorithm for Positive-Unlabeled
+       Learning": PU 0-1 risk eq. (5)-(6), initial weights eq. (7), weighted error eq. (8), stump weight eq. (9),
+       stump choice eq. (11), weight update eq. (12), Algorithms 1 (stump generator) and 2 (Ada-PU), β §5.6.2.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> from pujax.boosting.adapu import LEARNING_RATES, AdaPUClassifier
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
+    >>> clf = AdaPUClassifier(n_estimators=50, prior=prior, random_state=0).fit(X_pu, s)
+    >>> clf.learning_rate_ in LEARNING_RATES  # beta chosen by the PU 0-1 risk (learning_rate="auto")
+    True
+    >>> bool(clf.score(X, y) > 0.6)
+    True
     """
 
     _expected_failed_checks = {
@@ -557,8 +578,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         if self.n_estimators_ == 0:
             return
         F = np.asarray(adapu_staged_decision_function(self._model(), jnp.asarray(X)))
-        for row in F:
-            yield row
+        yield from F
 
     def staged_predict(self, X):
         """Yield the class predictions (in ``classes_``) after each round."""

@@ -1,16 +1,15 @@
 """scikit-learn estimator for the nnPU / uPU / PN neural baselines (Kiryo et al. 2017; DESIGN §3.3)."""
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator
 
-import jax
-import jax.numpy as jnp
-
 from pujax.base import PUClassifierMixin
 from pujax.compilation import rows_in_bucket
-from pujax.persistence import register_estimator
 from pujax.neural.train import RISKS, _get_compiled, make_config, run_seeds
+from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.validation import as_key, check_bool, check_in, check_int, check_pu_labels, check_X
 
@@ -34,40 +33,88 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
     else on :math:`\nabla(-\gamma r)` (:func:`pujax.risk.nnpu_objective`); Adam with coupled L2 weight decay.
     See :mod:`pujax.neural.train` for the minibatch layout and :mod:`pujax.neural.models` for the architectures.
 
-    Parameters:
-      model: ``"mlp"`` (d-300-300-300-300-1, Linear without bias + BatchNorm + ReLU), ``"linear"``, ``"cnn"``
+    Parameters
+    ----------
+    model : "mlp", "linear", "cnn" or flax.linen.Module, default="mlp"
+        ``"mlp"`` (d-300-300-300-300-1, Linear without bias + BatchNorm + ReLU), ``"linear"``, ``"cnn"``
         (13-layer all-convolutional CIFAR-10 net; rows are flattened H x W x C images) or a ``flax.linen.Module``
         instance returning one score per row (estimators with a user module pickle but cannot use :meth:`save`).
-      risk: ``"nnpu"``, ``"upu"`` or ``"pn"`` (supervised; then ``s`` holds true labels and ``prior`` is unused).
-      loss: margin loss name of :data:`pujax.risk.LOSSES` (``"sigmoid"`` default) or a callable ``ell(z)``.
-      beta, gamma: nnPU rule parameters (``beta = inf`` never corrects, i.e. uPU).
-      epochs, batch_size, learning_rate, weight_decay: optimisation (defaults of Kiryo et al.'s code: 100, 30000,
-        1e-3, 5e-3).
-      prior: class prior pi = P(y = 1) in (0, 1), or ``"auto"`` to estimate it with :mod:`pujax.prior`.
-      standardize: centre and scale every feature inside ``fit`` (mean and standard deviation of the training
-        rows, computed in float64; constant features get scale 1) before the float32 network, so that predictions
-        do not depend on the units or offsets of the features. ``False`` feeds ``X`` as given (e.g. pixels / 255
-        as in Kiryo et al.).
-      n_seeds: number of independently initialised models (different init and minibatch order) trained at once
-        in one vmapped program; predictions use their mean score, each seed stays available
-        (:meth:`seed_variables`, :meth:`seed_decision_function`).
-      model_kwargs: dict of architecture options, e.g. ``{"activation": "softsign"}``,
-        ``{"hidden_sizes": (300, 300, 300)}``, ``{"input_shape": (32, 32, 3)}`` for ``"cnn"``.
-      callback: optional evaluation hook ``callback(epoch, estimator)`` called after every epoch with the
-        estimator's fitted attributes set to the current state (so ``estimator.score(X_test, y_test)`` works
-        inside); returning ``True`` stops training. With a callback (or ``verbose``) epochs run one compiled epoch
-        at a time; otherwise the whole training is one compiled program.
-      random_state: None, int, numpy generator or JAX key.
-      verbose: progress bar per epoch (with the training risk and, with ``eval_set``, the test error).
-      devices: where the seeds train (:mod:`pujax.devices`; None = every device): the ``n_seeds`` models are split
-        over the devices, each trained on one device (the callback/verbose path runs on one device).
+    risk : {"nnpu", "upu", "pn"}, default="nnpu"
+        ``"pn"`` is supervised: then ``y`` holds true labels and ``prior`` is unused.
+    loss : str or callable, default="sigmoid"
+        Margin loss name of :data:`pujax.risk.LOSSES` or a callable ``ell(z)``.
+    beta, gamma : float, default=0.0 and 1.0
+        nnPU rule parameters (``beta = inf`` never corrects, i.e. uPU).
+    epochs : int, default=100
+        Passes over the data.
+    batch_size : int, default=30000
+        Minibatch size (each shuffled epoch is cut into ``ceil(n / batch_size)`` equal batches).
+    learning_rate : float, default=1e-3
+        Adam step size.
+    weight_decay : float, default=5e-3
+        Coupled L2 weight decay (the defaults are those of Kiryo et al.'s code).
+    prior : float in (0, 1) or "auto", default="auto"
+        Class prior pi = P(y = 1), or ``"auto"`` to estimate it with :mod:`pujax.prior`.
+    standardize : bool, default=True
+        Centre and scale every feature inside ``fit`` (mean and standard deviation of the training rows, computed in
+        float64; constant features get scale 1) before the float32 network, so that predictions do not depend on the
+        units or offsets of the features. ``False`` feeds ``X`` as given (e.g. pixels / 255 as in Kiryo et al.).
+    n_seeds : int, default=1
+        Independently initialised models (different init and minibatch order) trained at once in one vmapped
+        program; predictions use their mean score, each seed stays available (:meth:`seed_variables`,
+        :meth:`seed_decision_function`).
+    model_kwargs : dict or None, default=None
+        Architecture options, e.g. ``{"activation": "softsign"}``, ``{"hidden_sizes": (300, 300, 300)}``,
+        ``{"input_shape": (32, 32, 3)}`` for ``"cnn"``.
+    callback : callable or None, default=None
+        Evaluation hook ``callback(epoch, estimator)`` called after every epoch with the estimator's fitted
+        attributes set to the current state (so ``estimator.score(X_test, y_test)`` works inside); returning
+        ``True`` stops training. With a callback (or ``verbose``) epochs run one compiled epoch at a time; otherwise
+        the whole training is one compiled program.
+    random_state : None, int, numpy generator or JAX key, default=None
+        Seeds initialisation and minibatch order.
+    verbose : bool, default=False
+        Progress bar per epoch (with the training risk and, with ``eval_set``, the test error).
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
+        Where the seeds train (:mod:`pujax.devices`; None = every device): the ``n_seeds`` models are split over the
+        devices, each trained on one device (the callback / verbose path runs on one device).
 
-    Attributes:
-      variables_: ``{"params": ..., "batch_stats": ...}`` nested dicts of numpy arrays with a leading seed axis.
-      history_: dict of per-epoch arrays of shape ``(n_seeds, epochs_run)``: ``"risk"``, ``"corrections"`` and,
-        with ``eval_set``, ``"test_error"``.
-      mean_, scale_: the per-feature centring and scaling (``None`` with ``standardize=False``).
-      n_seeds_, n_iter_ (epochs run), prior_, n_features_in_, classes_.
+    Attributes
+    ----------
+    variables_ : dict
+        ``{"params": ..., "batch_stats": ...}`` nested dicts of numpy arrays with a leading seed axis.
+    history_ : dict of ndarray
+        Per-epoch arrays of shape ``(n_seeds, epochs_run)``: ``"risk"``, ``"corrections"`` and, with ``eval_set``,
+        ``"test_error"``.
+    mean_, scale_ : ndarray of shape (n_features_in_,) or None
+        The per-feature centring and scaling (None with ``standardize=False``).
+    n_seeds_ : int
+        Number of models trained.
+    n_iter_ : int
+        Epochs run.
+    prior_, classes_, n_features_in_, feature_names_in_ : as in every pujax estimator
+        Class prior used and scikit-learn's fitted attributes.
+
+    References
+    ----------
+    .. [1] R. Kiryo, G. Niu, M. C. du Plessis and M. Sugiyama, "Positive-Unlabeled Learning with Non-Negative Risk
+       Estimator", NeurIPS 2017, Algorithm 1 (the nnPU training rule).
+    .. [2] J. Wilton et al., "Positive-Unlabeled Learning using Random Forests via Recursive Greedy Risk
+       Minimization", NeurIPS 2022: the uPU and nnPU risk estimators as eq. (5) and (6).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> from pujax.neural import NNPUClassifier
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
+    >>> clf = NNPUClassifier("linear", prior=prior, epochs=50, batch_size=128, learning_rate=0.01, random_state=0)
+    >>> clf = clf.fit(X_pu, s)
+    >>> clf.history_["risk"].shape  # (n_seeds, epochs)
+    (1, 50)
+    >>> bool(clf.score(X, y) > 0.7)
+    True
     """
 
     _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int",

@@ -40,7 +40,7 @@ import optax
 from pujax.devices import device_mesh, padded_size, replicate, resolve_devices, shard_rows, to_host
 from pujax.neural.models import accepts_train, make_model, scores_of
 from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
-from pujax.validation import as_key, check_in, check_int, check_prior, check_X, check_pu_labels
+from pujax.validation import as_key, check_in, check_int, check_prior, check_pu_labels, check_X
 
 __all__ = [
     "TrainConfig",
