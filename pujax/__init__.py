@@ -12,7 +12,8 @@ Estimators (scikit-learn API, ``fit(X, s)`` with ``s`` = 1 for labeled positives
 * neural uPU / nnPU (Kiryo et al. 2017): :class:`NNPUClassifier` -- ``pujax.neural``;
 * feature selection (Uchikoshi & Akimoto 2025): :class:`FSCPU` -- ``pujax.feature_selection``;
 * around any model (``pujax.meta``): :class:`ElkanNotoClassifier` (Elkan & Noto 2008),
-  :class:`PUBaggingClassifier` (Mordelet & Vert 2014), :class:`TwoStepClassifier` (Liu et al. 2002, 2003);
+  :class:`PUBaggingClassifier` (Mordelet & Vert 2014), :class:`TwoStepClassifier` (Liu et al. 2002, 2003),
+  :class:`NNPULinearClassifier` (linear uPU / nnPU risk, Kiryo et al. 2017);
 * class-prior estimation: :func:`estimate_prior` -- ``pujax.prior``.
 
 Building blocks: ``pujax.risk`` (losses, uPU/nnPU risks, closed-form node risks), ``pujax.metrics``,
@@ -48,6 +49,7 @@ _ESTIMATORS = {
     "ElkanNotoClassifier": "meta",
     "PUBaggingClassifier": "meta",
     "TwoStepClassifier": "meta",
+    "NNPULinearClassifier": "meta",
     "estimate_prior": "prior",
     "PriorEstimate": "prior",
     "enable_compilation_cache": "compilation",

@@ -197,3 +197,95 @@ def test_two_step_spy_and_rocchio_match_hand_written_reference():
     cp, cn = 16 * mp - 4 * mu, 16 * mu - 4 * mp
     ref = [i for i in U if Z[i] @ cn / np.linalg.norm(cn) > Z[i] @ cp / np.linalg.norm(cp)]
     np.testing.assert_array_equal(roc.reliable_negatives_, ref)
+
+
+# ------------------------------------------------------------------------------------------------ linear nnPU
+def _np_objective(theta, Z, s, w, prior, C, loss, risk):
+    """float64 numpy re-derivation of the linear uPU / nnPU objective (Kiryo et al. 2017, eqs. (5)-(6))."""
+    ell = {"sigmoid": lambda z: 1 / (1 + np.exp(z)), "logistic": lambda z: np.logaddexp(0, -z)}[loss]
+    coef, b = theta[:-1], theta[-1]
+    g = Z @ coef + b
+    P, U = s == 1, s == 0
+    rp_plus = prior * np.sum(w[P] * ell(g[P])) / np.sum(w[P])
+    ru_minus = np.sum(w[U] * ell(-g[U])) / np.sum(w[U])
+    rp_minus = prior * np.sum(w[P] * ell(-g[P])) / np.sum(w[P])
+    neg = ru_minus - rp_minus
+    r = rp_plus + (max(0.0, neg) if risk == "nnpu" else neg)
+    return r + 0.5 * coef @ coef / (C * np.sum(w))
+
+
+def _standardised(X, w):
+    mean = np.average(X, 0, weights=w)
+    return (X - mean) / np.sqrt(np.average((X - mean) ** 2, 0, weights=w))
+
+
+@pytest.mark.parametrize("loss,risk", [("sigmoid", "nnpu"), ("logistic", "upu"), ("sigmoid", "upu")])
+def test_linear_pu_gradient_matches_finite_differences(loss, risk):
+    import jax
+    import jax.numpy as jnp
+
+    from pujax.meta import linear_pu_objective
+
+    X, y, s = _blobs(n=120, seed=8, c=0.4, d=3)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(s))
+    Z = _standardised(X.astype(np.float64), w)
+    theta = np.array([0.3, -0.2, 0.5, 0.1])
+    args = (Z, s, w, 0.45, 2.0, loss, risk)
+    grad = jax.grad(lambda t: linear_pu_objective((t[:-1], t[-1]), jnp.asarray(Z, jnp.float32), jnp.asarray(s),
+                                                  jnp.asarray(w, jnp.float32), 0.45, 2.0, loss, risk))(
+        jnp.asarray(theta, jnp.float32))
+    h = 1e-6
+    fd = [(_np_objective(theta + h * e, *args) - _np_objective(theta - h * e, *args)) / (2 * h) for e in np.eye(4)]
+    np.testing.assert_allclose(np.asarray(grad), fd, rtol=2e-3, atol=1e-5)
+
+
+def test_linear_pu_fit_agrees_with_scipy():
+    from scipy.optimize import minimize
+
+    from pujax.meta import NNPULinearClassifier
+
+    X, y, s = _blobs(n=500, seed=9, c=0.4, shift=1.5, d=2)  # the shapes of the next test: compiled once
+    prior = float(y[s == 0].mean())
+    w = np.ones(len(s))
+    Z = _standardised(X.astype(np.float64), w)
+    # convex case (uPU, logistic): the same minimiser
+    clf = NNPULinearClassifier(prior, loss="logistic", risk="upu", tol=1e-6).fit(X, s)
+    ref = minimize(_np_objective, np.zeros(3), args=(Z, s, w, prior, 1.0, "logistic", "upu"), method="BFGS",
+                   options={"gtol": 1e-9})
+    ours = np.r_[clf.model_.coef, clf.model_.intercept]
+    np.testing.assert_allclose(ours, ref.x, rtol=2e-3, atol=2e-3)
+    assert clf.objective_ == pytest.approx(ref.fun, abs=1e-5)
+    # nnPU with the sigmoid loss: a local minimum that scipy cannot improve
+    clf = NNPULinearClassifier(prior).fit(X, s)
+    ours = np.r_[clf.model_.coef, clf.model_.intercept].astype(np.float64)
+    f0 = _np_objective(ours, Z, s, w, prior, 1.0, "sigmoid", "nnpu")
+    assert f0 == pytest.approx(clf.objective_, abs=1e-5)
+    ref = minimize(_np_objective, ours, args=(Z, s, w, prior, 1.0, "sigmoid", "nnpu"), method="Nelder-Mead",
+                   options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 4000})
+    assert ref.fun > f0 - 1e-4
+    naive = LogisticRegression().fit(X, s).predict(X)
+    assert np.mean(clf.predict(X) == y) > np.mean(naive == y) + 0.1
+
+
+def test_linear_pu_rbf_weights_and_compilation():
+    from pujax.compilation import count_compilations
+    from pujax.meta import NNPULinearClassifier
+
+    r = np.random.default_rng(10)
+    X = r.uniform(-2, 2, size=(500, 2)).astype(np.float32)
+    y = (np.sum(X**2, 1) < 1.5).astype(int)  # a disc: not linearly separable
+    s = ((y == 1) & (r.random(500) < 0.5)).astype(int)
+    prior = float(y[s == 0].mean())
+    lin = NNPULinearClassifier(prior).fit(X, s)
+    rbf = NNPULinearClassifier(prior, kernel="rbf", n_components=200, gamma=1.0, random_state=0).fit(X, s)
+    assert np.mean(rbf.predict(X) == y) > 0.85 > np.mean(lin.predict(X) == y) + 0.05
+    # integer weights equal repeated rows (as many rows in all: the same bucket, nothing compiled again)
+    k = np.ones(500, int)
+    k[:100], k[100:200] = 0, 2
+    a = NNPULinearClassifier(prior, loss="logistic").fit(X, s, sample_weight=k)
+    b = NNPULinearClassifier(prior, loss="logistic").fit(np.repeat(X, k, 0), np.repeat(s, k))
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-3, atol=1e-3)
+    # a refit on as many rows (the same bucket) compiles nothing
+    with count_compilations() as counter:
+        NNPULinearClassifier(prior).fit(X[:-3], s[:-3])
+    assert counter.count == 0

@@ -2,7 +2,9 @@
 uPU/nnPU learner and SAR propensity weighting."""
 from pujax.meta.bagging import PUBaggingClassifier
 from pujax.meta.elkan_noto import ElkanNotoClassifier, elkan_noto_weights, estimate_label_frequency
+from pujax.meta.nnpu_linear import LinearPUModel, NNPULinearClassifier, linear_pu_fit, linear_pu_objective
 from pujax.meta.two_step import TwoStepClassifier, rocchio_negatives, spy_negatives, threshold_negatives
 
-__all__ = ["ElkanNotoClassifier", "PUBaggingClassifier", "TwoStepClassifier", "spy_negatives",
+__all__ = ["ElkanNotoClassifier", "PUBaggingClassifier", "TwoStepClassifier", "NNPULinearClassifier", "LinearPUModel",
+           "linear_pu_fit", "linear_pu_objective", "spy_negatives",
            "rocchio_negatives", "threshold_negatives", "estimate_label_frequency", "elkan_noto_weights"]
