@@ -106,8 +106,8 @@ def grids(kind, nP, nU, cv, wide=False, gammas=None, grid="small"):
             Cs, npos = [0.3, 3.0, 30.0], sorted({min(20, fP), min(50, fP)})
             sizes = {(k, min(int(r * k), fU)) for k in npos for r in (5.0, 10.0)}
         sizes = sorted(sizes)
-        resvm = [{"C": Cs, "w_pos": ws, "n_pos": [a], "n_unl": [b], **extra} for a, b in sizes]
-        bag = {"C": Cs, "n_unl": sorted({min(m * fP, fU) for m in (1, 2, 4)}), **extra}
+        resvm = [{"C": Cs, "w_pos": ws, "n_pos": [a], "max_samples": [b], **extra} for a, b in sizes]
+        bag = {"C": Cs, "max_samples": sorted({min(m * fP, fU) for m in (1, 2, 4)}), **extra}
         cw = [{"C_unl": [cu], "C_pos": [cu * r for r in (1.0, 10.0, 100.0)], **extra} for cu in Cs]
         return cw, bag, resvm
     Cs = [0.1, 1.0, 10.0] if kind == "rbf" else [0.001, 0.01, 0.1]
@@ -116,10 +116,10 @@ def grids(kind, nP, nU, cv, wide=False, gammas=None, grid="small"):
     else:
         sizes, ws = [max(5, fP // 5), max(8, fP // 3), max(10, fP // 2)], [1.0, 3.0, 6.0]
         bag_unl = [fP, min(3 * fP, fU), min(6 * fP, fU)]
-    resvm = [{"C": Cs, "w_pos": ws, "n_pos": [k], "n_unl": [min(5 * k, fU)], **extra} for k in sizes]
+    resvm = [{"C": Cs, "w_pos": ws, "n_pos": [k], "max_samples": [min(5 * k, fU)], **extra} for k in sizes]
     if grid == "wide":  # one larger U resample (ratio 10) for the largest P resample
-        resvm.append({"C": Cs, "w_pos": ws, "n_pos": [sizes[-1]], "n_unl": [min(10 * sizes[-1], fU)], **extra})
-    bag = {"C": Cs, "n_unl": sorted(set(bag_unl)), **extra}
+        resvm.append({"C": Cs, "w_pos": ws, "n_pos": [sizes[-1]], "max_samples": [min(10 * sizes[-1], fU)], **extra})
+    bag = {"C": Cs, "max_samples": sorted(set(bag_unl)), **extra}
     cw = [{"C_unl": [cu], "C_pos": [cu * r for r in (1.0, 10.0, 100.0)], **extra} for cu in Cs]
     return cw, bag, resvm
 
@@ -174,17 +174,17 @@ def run_accuracy(names, settings, reps, cv, n_models, log, on_update=None, resul
                                                      p["nU"], p["c"])
                 gammas = None
                 if gamma_factors and p["kernel"] == "rbf":
-                    from pujax.svm.kernels import resolve_gamma
+                    from pujax.svm.kernels import resolve_gamma, standardize, standardize_stats
 
-                    g0 = resolve_gamma("scale", Xtr)
+                    g0 = resolve_gamma("scale", standardize(Xtr, *standardize_stats(Xtr)))
                     gammas = [g0 * f for f in gamma_factors]
                 cw_g, bag_g, resvm_g = grids(p["kernel"], p["nP"], p["nU"], cv, wide, gammas, grid)
                 k = p["kernel"]
                 fold_seed = int(rng.integers(2**31))  # one set of folds for all methods (paper §4.1)
                 rec = {"rep": r}
                 for m, est, grd in [("CWSVM", CWSVMClassifier(kernel=k), cw_g),
-                                    ("BAG", BaggingSVMClassifier(n_models=n_models, kernel=k), bag_g),
-                                    ("RESVM", RESVMClassifier(n_models=n_models, kernel=k), resvm_g)]:
+                                    ("BAG", BaggingSVMClassifier(n_estimators=n_models, kernel=k), bag_g),
+                                    ("RESVM", RESVMClassifier(n_estimators=n_models, kernel=k), resvm_g)]:
                     if m not in methods:  # --methods: the same draws and folds, fewer searches
                         continue
                     res = pu_grid_search(est, grd, Xtr, s, cv=cv, random_state=fold_seed)
@@ -237,15 +237,19 @@ def run_speed(repeats, log):
     Xtr = np.concatenate([X[P], X[U]])
     s = np.r_[np.ones(100, int), np.zeros(1000, int)]
     X20k = X[rng.integers(0, len(X), 20000)]
-    est = RESVMClassifier(n_models=50, n_pos=100, n_unl=1000, C=1.0, w_pos=1.0, kernel="rbf", random_state=0)
+    est = RESVMClassifier(n_estimators=50, n_pos=100, max_samples=1000, C=1.0, w_pos=1.0, kernel="rbf", random_state=0)
     t = time.perf_counter()
     est.fit(Xtr, s)
     first_fit = time.perf_counter() - t
     gamma = est.gamma_
     # the same 50 resamples for sklearn
-    key = jax.random.PRNGKey(0)
-    idx, yy, C = est._problems(key, np.arange(100), np.arange(100, 1100))
+    from pujax.svm import draw_problems
+    from pujax.svm.kernels import standardize
+
+    key = jax.random.PRNGKey(0)  # the key of random_state=0: the estimator's own resamples
+    idx, yy, C = draw_problems(key, s, est.ensemble_spec(100, 1000))
     mask = C > 0
+    Ztr, Z20k = (standardize(a, est.model_.x_mean, est.model_.x_scale) for a in (Xtr, X20k))  # kernels' view
     svcs = []
     t_jax, t_sk, t_jd, t_sd = [], [], [], []
     est.decision_function(X20k[:10])
@@ -255,19 +259,19 @@ def run_speed(repeats, log):
         t_jax.append(time.perf_counter() - t)
         t = time.perf_counter()
         svcs = [SVC(C=est.C_unl_, kernel="rbf", gamma=gamma, class_weight={1: est.C_pos_ / est.C_unl_, -1: 1.0})
-                .fit(Xtr[idx[k][mask[k]]], yy[k][mask[k]]) for k in range(50)]
+                .fit(Ztr[idx[k][mask[k]]], yy[k][mask[k]]) for k in range(50)]
         t_sk.append(time.perf_counter() - t)
         t = time.perf_counter()
         est.decision_function(X20k)
         t_jd.append(time.perf_counter() - t)
         t = time.perf_counter()
-        np.stack([m.decision_function(X20k) for m in svcs], 1)
+        np.stack([m.decision_function(Z20k) for m in svcs], 1)
         t_sd.append(time.perf_counter() - t)
         log(f"speed rep {rep}: fit jax {t_jax[-1]:.2f}s sklearn {t_sk[-1]:.2f}s | decision jax {t_jd[-1]:.3f}s "
             f"sklearn {t_sd[-1]:.3f}s")
     # agreement of each base model with its sklearn twin (same resample, same C)
     psi = est.base_decision_function(X20k[:2000])
-    ref = np.stack([m.decision_function(X20k[:2000]) for m in svcs], 1)
+    ref = np.stack([m.decision_function(Z20k[:2000]) for m in svcs], 1)
     agree = float(np.mean(np.sign(psi) == np.sign(ref)))
     corr = float(np.min([np.corrcoef(psi[:, k], ref[:, k])[0, 1] for k in range(50)]))
     return dict(first_fit=first_fit, fit_jax=min(t_jax), fit_sk=min(t_sk), dec_jax=min(t_jd), dec_sk=min(t_sd),

@@ -5,8 +5,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
+from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from pujax.data.synthetic import make_circle_data, make_label_noise_setting
@@ -124,10 +127,12 @@ def test_eq5_hand_examples():
     d = np.asarray(ensemble_decision(psi))
     np.testing.assert_allclose(v, [0.75, 0.0, 1.0, 0.625])
     np.testing.assert_allclose(d, [0.75, -3.75, 4.75, 0.625])
-    from pujax.svm.estimators import _eq5_np, _vote_np  # host twins used at predict time
+    from pujax.svm import ensemble_scores  # host twin used at predict time
 
-    np.testing.assert_allclose(_vote_np(np.asarray(psi)), v)
-    np.testing.assert_allclose(_eq5_np(np.asarray(psi)), d, rtol=1e-6)
+    np.testing.assert_allclose(ensemble_scores(np.asarray(psi)), d, rtol=1e-6)
+    # out-of-bag weights: the vote over the kept models, unanimous sums rescaled to all 4 models
+    w = np.array([[1, 1, 0, 0], [1, 1, 0, 0], [1, 0, 1, 1], [0, 0, 0, 0]])
+    np.testing.assert_allclose(ensemble_scores(np.asarray(psi), w), [0.5, -3.0, 1 + 4 * 2.75 / 3, 0.625], rtol=1e-6)
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +146,7 @@ def pu_data():
 @pytest.fixture(scope="module")
 def resvm(pu_data):
     Xtr, s, _, _, _ = pu_data
-    return RESVMClassifier(n_models=10, n_pos=20, n_unl=60, C=1.0, w_pos=2.0, random_state=0).fit(Xtr, s)
+    return RESVMClassifier(n_estimators=10, n_pos=20, max_samples=60, C=1.0, w_pos=2.0, random_state=0).fit(Xtr, s)
 
 
 def test_resvm_fit_predict(resvm, pu_data):
@@ -150,8 +155,13 @@ def test_resvm_fit_predict(resvm, pu_data):
     assert est.C_pos_ == pytest.approx(1.0 * 2.0 * 60 / 20) and est.C_unl_ == 1.0
     assert est.dual_coef_.shape == (10, est.support_vectors_.shape[0])
     psi = est.base_decision_function(Xte)
-    # dense prediction = per-model kernel algebra, recomputed in numpy
-    Kx = np.exp(-est.gamma_ * ((Xte[:, None, :] - est.support_vectors_[None]) ** 2).sum(-1))
+    # dense prediction = per-model kernel algebra on standardized rows, recomputed in numpy
+    mean, scale = Xtr.mean(0), Xtr.std(0)
+    np.testing.assert_allclose(est.model_.x_mean, mean, rtol=1e-6)
+    np.testing.assert_allclose(est.model_.x_scale, scale, rtol=1e-6)
+    Z, SV = (Xte - mean) / scale, (est.support_vectors_ - mean) / scale
+    assert est.gamma_ == pytest.approx(1.0 / (Xtr.shape[1] * ((Xtr - mean) / scale).var()), rel=1e-5)
+    Kx = np.exp(-est.gamma_ * ((Z[:, None, :] - SV[None]) ** 2).sum(-1))
     np.testing.assert_allclose(psi, Kx @ est.dual_coef_.T + est.intercept_, rtol=1e-3, atol=1e-3)
     v = (10 + np.sign(psi).sum(1)) / 20
     d = np.where(v == 0, psi.sum(1), np.where(v == 1, 1 + psi.sum(1), v))
@@ -174,21 +184,22 @@ def test_resvm_fit_predict(resvm, pu_data):
 def test_cwsvm_equals_sklearn(pu_data):
     Xtr, s, _, Xte, _ = pu_data
     est = CWSVMClassifier(C_pos=3.0, C_unl=0.5, gamma=0.5, tol=TOL).fit(Xtr, s)
-    svc = SVC(C=1.0, gamma=0.5, class_weight={1: 3.0, 0: 0.5}, tol=TOL).fit(Xtr, s)
-    ours, ref = est.decision_function(Xte), svc.decision_function(Xte)
+    scaler = StandardScaler().fit(Xtr)  # the estimator standardizes inside fit
+    svc = SVC(C=1.0, gamma=0.5, class_weight={1: 3.0, 0: 0.5}, tol=TOL).fit(scaler.transform(Xtr), s)
+    ours, ref = est.decision_function(Xte), svc.decision_function(scaler.transform(Xte))
     assert np.corrcoef(ours, ref)[0, 1] > 0.999
-    assert np.mean(est.predict(Xte) == svc.predict(Xte)) >= 0.995
+    assert np.mean(est.predict(Xte) == svc.predict(scaler.transform(Xte))) >= 0.995
     p = est.predict_proba(Xte)
     assert np.all((p >= 0) & (p <= 1)) and np.allclose(p.sum(1), 1)
 
 
 def test_bagging_uses_all_positives(pu_data):
     Xtr, s, _, Xte, yte = pu_data
-    est = BaggingSVMClassifier(n_models=10, n_unl=60, C=0.5, random_state=0).fit(Xtr, s)
+    est = BaggingSVMClassifier(n_estimators=10, max_samples=60, C=0.5, random_state=0).fit(Xtr, s)
     assert est.n_pos_ == int(s.sum()) and est.n_unl_ == 60
     assert est.C_pos_ * est.n_pos_ == pytest.approx(est.C_unl_ * est.n_unl_)  # eq. 2
     # same seed -> same model; another seed -> another one
-    again = BaggingSVMClassifier(n_models=10, n_unl=60, C=0.5, random_state=0).fit(Xtr, s)
+    again = BaggingSVMClassifier(n_estimators=10, max_samples=60, C=0.5, random_state=0).fit(Xtr, s)
     np.testing.assert_allclose(again.decision_function(Xte), est.decision_function(Xte))
     assert est.score(Xte, yte) > 0.9
 
@@ -197,9 +208,10 @@ def test_bad_input(pu_data):
     Xtr, s, _, Xte, _ = pu_data
     with pytest.raises(NotFittedError):
         RESVMClassifier().predict(Xte)
-    for kwargs, err in [(dict(kernel="sigmoid"), ValueError), (dict(n_models=0), ValueError),
+    for kwargs, err in [(dict(kernel="sigmoid"), ValueError), (dict(n_estimators=0), ValueError),
                         (dict(C=-1.0), ValueError), (dict(w_pos=0.0), ValueError), (dict(n_pos=1.5), ValueError),
-                        (dict(n_unl="all"), TypeError), (dict(gamma="big"), ValueError),
+                        (dict(max_samples="all"), ValueError), (dict(max_samples=[3]), TypeError),
+                        (dict(n_models=0), ValueError), (dict(prior=1.5), ValueError), (dict(gamma="big"), ValueError),
                         (dict(gamma=-1.0), ValueError), (dict(tol=0.0), ValueError)]:
         with pytest.raises(err):
             RESVMClassifier(**kwargs).fit(Xtr, s)
@@ -225,7 +237,7 @@ def test_save_load_pickle(resvm, pu_data, tmp_path):
 
 def test_gridsearchcv_with_pu_scorer(pu_data):
     Xtr, s, _, _, _ = pu_data
-    gs = GridSearchCV(RESVMClassifier(n_models=10, n_pos=20, n_unl=60, random_state=0),
+    gs = GridSearchCV(RESVMClassifier(n_estimators=10, n_pos=20, max_samples=60, random_state=0),
                       {"C": [0.5, 2.0]}, scoring=pu_scorer, cv=2).fit(Xtr, s)
     assert gs.best_params_["C"] in (0.5, 2.0)
     assert np.all(np.isfinite(gs.cv_results_["mean_test_score"]))
@@ -261,3 +273,61 @@ def test_synthetic_generator():
         assert np.mean(yt[:100] == 0) == pytest.approx(cp) and np.mean(yt[100:] == 1) == pytest.approx(cu)
     with pytest.raises(ValueError):
         make_label_noise_setting(1, X, y, "noisy", n_pos=10, n_unl=10)
+
+
+# ---------------------------------------------------------------------------------------------------- numerics
+_SCALE_ESTIMATORS = {
+    "RESVM": lambda: RESVMClassifier(n_estimators=5, n_pos=20, max_samples=60, random_state=0),
+    "BAG": lambda: BaggingSVMClassifier(n_estimators=5, max_samples=60, random_state=0),
+    "CWSVM": lambda: CWSVMClassifier(C_pos=3.0),
+}
+
+
+@pytest.fixture(scope="module")
+def scale_reference(pu_data):
+    Xtr, s, _, Xte, _ = pu_data
+    Xtr, Xte = Xtr.astype(np.float64), Xte.astype(np.float64)
+    return Xtr, s, Xte, {k: make().fit(Xtr, s).predict(Xte) for k, make in _SCALE_ESTIMATORS.items()}
+
+
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(log_a=st.floats(-6.0, 6.0), b=st.floats(-1e7, 1e7))
+@example(log_a=-6.0, b=1e7)
+@example(log_a=6.0, b=-1e7)
+@example(log_a=-6.0, b=-1e7)
+def test_predictions_invariant_to_units_and_offsets(scale_reference, log_a, b):
+    """Predictions on a X + b equal those on X (>= 99 % of rows) for a in [1e-6, 1e6], b in [-1e7, 1e7]: the
+    estimators standardize in float64 inside fit (a float32 kernel on raw features loses everything at b = 1e7)."""
+    Xtr, s, Xte, ref = scale_reference
+    a = 10.0 ** log_a
+    for name, make in _SCALE_ESTIMATORS.items():
+        est = make().fit(a * Xtr + b, s)
+        scores = est.decision_function(a * Xte + b)
+        assert np.all(np.isfinite(scores)), name
+        assert np.mean(est.predict(a * Xte + b) == ref[name]) >= 0.99, (name, a, b)
+
+
+@pytest.mark.parametrize("factor", [1e20, 1e-30])
+def test_extreme_scales_give_finite_scores_and_bounded_gamma(pu_data, factor):
+    Xtr, s, _, Xte, _ = pu_data
+    Xtr, Xte = Xtr.astype(np.float64) * factor, Xte.astype(np.float64) * factor
+    for name, make in _SCALE_ESTIMATORS.items():
+        est = make().fit(Xtr, s)
+        assert 0 < est.gamma_ <= 1.0, name  # "scale" on standardized features: 1 / (number of varying features)
+        for Z in (Xte, Xte * 1e3, -Xte):  # also rows far outside the training range
+            d = est.decision_function(Z)
+            p = est.predict_proba(Z)
+            assert np.all(np.isfinite(d)) and np.all((p >= 0) & (p <= 1)), name
+            np.testing.assert_array_equal(p[:, 1] > 0.5, d > 0)
+
+
+def test_deprecated_names_warn_and_map(pu_data):
+    Xtr, s, _, Xte, _ = pu_data
+    new = RESVMClassifier(n_estimators=5, max_samples=50, random_state=0).fit(Xtr, s)
+    with pytest.warns(FutureWarning) as record:
+        old = RESVMClassifier(n_models=5, n_unl=50, random_state=0).fit(Xtr, s)
+    assert {"n_models", "n_unl"} <= {w for r in record for w in ("n_models", "n_unl") if w in str(r.message)}
+    assert old.dual_coef_.shape[0] == 5 and old.n_unl_ == 50
+    np.testing.assert_array_equal(old.decision_function(Xte), new.decision_function(Xte))
+    with pytest.warns(FutureWarning, match="n_unl"):
+        BaggingSVMClassifier(n_estimators=3, n_unl=40, random_state=0).fit(Xtr, s)

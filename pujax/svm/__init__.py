@@ -1,25 +1,55 @@
-"""Class-weighted SVM, bagging SVM and RESVM on a batched JAX SVM dual solver (Claesen et al. 2015; DESIGN §3.5)."""
-from pujax.svm.estimators import (
-    BaggingSVMClassifier,
-    CWSVMClassifier,
-    RESVMClassifier,
-    base_decision_values,
+"""Class-weighted SVM, bagging SVM and RESVM on a batched JAX SVM dual solver (Claesen et al. 2015; DESIGN §3.5).
+
+Functional core: :mod:`pujax.svm.core` (:class:`SVMModel`, :func:`resvm_fit`, :func:`bagging_svm_fit`,
+:func:`cwsvm_fit`, :func:`svm_decision`), base-model problems in :mod:`pujax.svm.problems`, the SMO solver in
+:mod:`pujax.svm.solver`; scikit-learn estimators in :mod:`pujax.svm.estimators`.
+"""
+from pujax.svm.core import (
+    SVMModel,
+    bagging_svm_fit,
+    cwsvm_fit,
     ensemble_decision,
+    ensemble_scores,
+    prior_threshold,
+    resvm_fit,
+    solve_problems,
+    svm_base_decision,
+    svm_decision,
+    svm_fit,
+    svm_proba,
     vote_fraction,
 )
+from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
 from pujax.svm.kernels import kernel_matrix, linear_kernel, polynomial_kernel, rbf_kernel
 from pujax.svm.model_selection import PUGridSearchResult, pu_grid_search
+from pujax.svm.problems import EnsembleSpec, Problems, bagging_svm_spec, cwsvm_spec, draw_problems, resvm_spec
 from pujax.svm.solver import SVMSolution, coef_matrix, dual_objective, kkt_violation, solve_svm, solve_svm_batch
 
 __all__ = [
     "CWSVMClassifier",
     "BaggingSVMClassifier",
     "RESVMClassifier",
+    "SVMModel",
+    "svm_fit",
+    "resvm_fit",
+    "bagging_svm_fit",
+    "cwsvm_fit",
+    "svm_decision",
+    "svm_base_decision",
+    "svm_proba",
+    "solve_problems",
+    "EnsembleSpec",
+    "Problems",
+    "resvm_spec",
+    "bagging_svm_spec",
+    "cwsvm_spec",
+    "draw_problems",
     "pu_grid_search",
     "PUGridSearchResult",
     "ensemble_decision",
+    "ensemble_scores",
+    "prior_threshold",
     "vote_fraction",
-    "base_decision_values",
     "solve_svm",
     "solve_svm_batch",
     "SVMSolution",

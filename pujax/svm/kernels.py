@@ -9,6 +9,8 @@ value of gamma in a hyper-parameter grid:
 * poly        k(a, b) = (gamma <a, b> + coef0) ** degree
 
 The same conventions as ``sklearn.svm.SVC`` are used, including ``gamma="scale"`` = 1 / (n_features * X.var()).
+The SVM estimators compute kernels on standardized features (:func:`standardize`, statistics from the training
+rows), so kernels and ``gamma="scale"`` do not depend on the units or offsets of ``X``.
 """
 from __future__ import annotations
 
@@ -18,9 +20,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["KERNELS", "linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "resolve_gamma"]
+__all__ = ["KERNELS", "linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "kernel_block",
+           "resolve_gamma", "standardize_stats", "standardize", "STANDARD_CLIP"]
 
 KERNELS = ("linear", "rbf", "poly")
+
+STANDARD_CLIP = 1e4
+"""Standardized features are clipped to ``[-STANDARD_CLIP, STANDARD_CLIP]`` (a row that far out is an outlier
+for every kernel; the clip keeps kernel values finite in float32)."""
 
 
 @jax.jit
@@ -57,13 +64,44 @@ def kernel_matrix(A, B, kernel: str, gamma=1.0, coef0=0.0, degree: int = 3):
     raise ValueError(f"kernel={kernel!r} is not valid; choose one of {list(KERNELS)}.")
 
 
+def kernel_block(A, B, kernel: str, gamma, coef0, degree: int):
+    """Traceable kernel matrix of ``A`` (n_a, d) and ``B`` (n_b, d); ``kernel`` and ``degree`` are static, ``gamma``
+    and ``coef0`` may be traced scalars (one compiled program serves a whole gamma grid)."""
+    if kernel == "linear":
+        return A @ B.T
+    if kernel == "rbf":
+        d2 = jnp.sum(A * A, 1)[:, None] + jnp.sum(B * B, 1)[None, :] - 2.0 * (A @ B.T)
+        return jnp.exp(-gamma * jnp.maximum(d2, 0.0))
+    return (gamma * (A @ B.T) + coef0) ** degree
+
+
+def standardize_stats(X) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature mean and standard deviation of ``X`` in float64 (a constant feature gets scale 1).
+
+    Computed as ``mean`` then the mean of squared deviations, so an offset of ``1e7`` on a feature of unit spread
+    loses nothing in float64 (float32 keeps only about seven digits).
+    """
+    X = np.asarray(X, np.float64)
+    mean = X.mean(axis=0)
+    scale = np.sqrt(np.mean((X - mean) ** 2, axis=0))
+    tiny = np.finfo(np.float64).eps * np.maximum(np.abs(mean), np.finfo(np.float64).tiny) * 8
+    scale = np.where(scale > tiny, scale, 1.0)
+    return mean, scale
+
+
+def standardize(X, mean, scale, dtype=np.float32) -> np.ndarray:
+    """``(X - mean) / scale`` computed in float64, clipped to ``+-STANDARD_CLIP``, returned as ``dtype``."""
+    Z = (np.asarray(X, np.float64) - np.asarray(mean, np.float64)) / np.asarray(scale, np.float64)
+    return np.ascontiguousarray(np.clip(Z, -STANDARD_CLIP, STANDARD_CLIP), dtype=dtype)
+
+
 def resolve_gamma(gamma, X) -> float:
     """Turn ``gamma`` ("scale", "auto" or a positive float) into a float, as ``sklearn.svm.SVC`` does."""
     X = np.asarray(X)
     if isinstance(gamma, str):
-        if gamma == "scale":
-            var = float(X.var())
-            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        if gamma == "scale":  # bounded: a zero or non-finite variance gives 1, the result is clipped to [1e-12, 1e12]
+            var = float(np.asarray(X, np.float64).var())
+            return float(np.clip(1.0 / (X.shape[1] * var), 1e-12, 1e12)) if np.isfinite(var) and var > 0 else 1.0
         if gamma == "auto":
             return 1.0 / X.shape[1]
         raise ValueError(f'gamma={gamma!r} is not valid; pass "scale", "auto" or a positive float.')

@@ -3,7 +3,8 @@
 ``pu_score = recall^2 / P(y_hat = 1)`` needs only PU labels (recall is measured on the labeled positives of the
 held-out fold). The estimators of :mod:`pujax.svm` also work inside scikit-learn's ``GridSearchCV`` with
 ``scoring=pujax.metrics.pu_scorer`` and ``y = s``; :func:`pu_grid_search` runs the same protocol much faster by
-solving every (fold, grid point, base model) SVM of one kernel setting in a single batched solve on one kernel matrix.
+solving every (fold, grid point, base model) SVM of one kernel setting in one batched solve
+(:func:`pujax.svm.core.solve_problems`), using only the public functional core.
 """
 from __future__ import annotations
 
@@ -14,12 +15,20 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
+from pujax.base import resolve_prior
+from pujax.compilation import bucket_size
 from pujax.metrics import pu_score
 from pujax.progress import progress
-from pujax.svm.estimators import _BaseSVM, _bucket, base_decision_values, solve_problems
-from pujax.validation import as_key, check_int, check_X_s
+from pujax.svm.core import (SolveResult, ensemble_scores, make_model, prior_threshold, solve_problems,
+                            svm_base_decision)
+from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
+from pujax.svm.kernels import KERNELS, resolve_gamma, standardize, standardize_stats
+from pujax.svm.problems import Problems, draw_problems, in_bag
+from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
 
 __all__ = ["PUGridSearchResult", "pu_grid_search"]
+
+_SVMS = (CWSVMClassifier, BaggingSVMClassifier, RESVMClassifier)
 
 
 class PUGridSearchResult:
@@ -36,28 +45,95 @@ class PUGridSearchResult:
         return f"PUGridSearchResult(best_params_={self.best_params_}, best_score_={self.best_score_:.4f})"
 
 
+def _fold_problems(members, folds, fold_keys, s, Xs_folds):
+    """Problems of every (fold, grid point) with indices into the stacked per-fold standardized rows (fold ``f``
+    owns rows ``f N .. (f + 1) N``), padded to one width, and each problem's gamma."""
+    N = len(s)
+    specs = []
+    for f, (tr, _) in enumerate(folds):
+        n_P, n_U = int(np.sum(s[tr] == 1)), int(np.sum(s[tr] == 0))
+        for g_i, est in members:
+            spec = est.ensemble_spec(n_P, n_U)
+            gamma = resolve_gamma(est.gamma, Xs_folds[f][tr]) if est.kernel != "linear" else 1.0
+            specs.append((g_i, f, spec, gamma, (spec.n_pos or n_P) + (spec.n_unl or n_U)))
+    width = bucket_size(max(sp[-1] for sp in specs))
+    blocks = []
+    for g_i, f, spec, gamma, _ in specs:
+        tr = folds[f][0]
+        p = draw_problems(fold_keys[f], s[tr], spec, n_slots=width)
+        blocks.append((g_i, f, gamma, Problems((f * N + tr[p.idx]).astype(np.int32), p.y, p.C)))
+    return blocks
+
+
+def _fold_predictions(est, psi, inbag, tr, va, X, s, seed):
+    """Predicted labels of the validation rows from base decision values ``psi`` of the fold's rows (all N)."""
+    if isinstance(est, CWSVMClassifier):
+        return psi[va, 0] > 0
+    T = 0.5
+    if est.prior is not None:
+        U = tr[s[tr] == 0]
+        prior = resolve_prior(est.prior, np.asarray(X[tr], np.float32), s[tr], seed)
+        T = prior_threshold(ensemble_scores(psi[U], ~inbag[U]), prior)
+    return ensemble_scores(psi[va]) > T
+
+
+def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, devices):
+    """pu_score of every (grid point, fold) of one kernel / solver setting, all base models in one solve."""
+    kernel, degree, coef0, tol, max_iter = static
+    N = len(s)
+    blocks = _fold_problems(members, folds, fold_keys, s, Xs_folds)
+    allp = Problems(*(np.concatenate([b[3][k] for b in blocks]) for k in range(3)))
+    gammas = np.concatenate([np.full(b[3].idx.shape[0], b[2]) for b in blocks])
+    X_all = np.concatenate(Xs_folds)
+    sol = solve_problems(X_all, allp, kernel=kernel, gamma=gammas, coef0=coef0, degree=degree, tol=tol,
+                         max_iter=max_iter, devices=devices)
+    ests, out, col = dict(members), [], 0
+    identity = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
+    for g_i, f, gamma, p in blocks:
+        B = p.idx.shape[0]
+        part = SolveResult(*(a[col:col + B] for a in sol))
+        model = make_model(X_all, p, part, identity, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree)
+        tr, va = folds[f]
+        psi = svm_base_decision(model, Xs_folds[f])
+        inbag = in_bag(p, len(X_all))[f * N:(f + 1) * N]
+        pred = _fold_predictions(ests[g_i], psi, inbag, tr, va, X, s, seed)
+        out.append((g_i, f, float(pu_score(s[va], pred.astype(np.int64)))))
+        col += B
+    return out
+
+
 def pu_grid_search(estimator, param_grid, X, s, cv=10, random_state=None, refit=True, verbose=False):
     """Paper protocol: ``cv``-fold CV (stratified on ``s``) over ``param_grid`` scored by pu_score, refit on all.
 
     Parameters
     ----------
-    estimator : a :class:`CWSVMClassifier`, :class:`BaggingSVMClassifier` or :class:`RESVMClassifier`.
-    param_grid : dict (or list of dicts) of parameter lists, as for ``sklearn.model_selection.ParameterGrid``.
+    estimator : CWSVMClassifier, BaggingSVMClassifier or RESVMClassifier
+    param_grid : dict or list of dicts
+        Parameter lists, as for ``sklearn.model_selection.ParameterGrid``.
     X, s : PU training data (``s = 1`` labeled positive, ``0`` unlabeled).
-    cv : number of folds (one set of folds is shared by every grid point, as in the paper).
+    cv : int
+        Number of folds (one set of folds is shared by every grid point, as in the paper).
     random_state : seeds the folds and the bootstrap resamples (fold ``f`` uses ``fold_in(key, f)`` for every grid
         point, so grid points are compared on the same resamples).
-    refit : refit the best parameters on all of ``(X, s)`` (``best_estimator_``).
+    refit : bool
+        Refit the best parameters on all of ``(X, s)`` (``best_estimator_``).
+    verbose : bool
+        Progress bar over kernel settings.
+
+    Returns
+    -------
+    PUGridSearchResult
 
     Notes
     -----
-    ``gamma="scale"`` is resolved on the whole ``X`` for every fold (the refit resolves it on ``X`` too).
-    Ties in the mean score go to the first grid point.
+    Every fold standardizes with the statistics of its training rows and resolves ``gamma`` on them, exactly as a
+    fit on those rows does. Ties in the mean score go to the first grid point.
     """
-    if not isinstance(estimator, _BaseSVM):
+    if not isinstance(estimator, _SVMS):
         raise TypeError("estimator must be a pujax.svm CWSVMClassifier, BaggingSVMClassifier or RESVMClassifier; "
                         "for other estimators use sklearn GridSearchCV with scoring=pujax.metrics.pu_scorer.")
-    X, s = check_X_s(X, s)
+    X = check_X(X, dtype=None)
+    s = check_pu_labels(s, n_samples=X.shape[0])
     cv = check_int(cv, "cv", low=2)
     if int(s.sum()) < cv or int((s == 0).sum()) < cv:
         raise ValueError(f"cv={cv} folds need at least {cv} labeled and {cv} unlabeled rows.")
@@ -68,41 +144,21 @@ def pu_grid_search(estimator, param_grid, X, s, cv=10, random_state=None, refit=
     seed = int(np.asarray(jax.random.randint(key, (), 0, 2**31 - 1)))
     folds = list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(X, s))
     fold_keys = [jax.random.fold_in(key, f) for f in range(cv)]
+    Xs_folds = [standardize(X, *standardize_stats(X[tr])) for tr, _ in folds]
 
     groups = defaultdict(list)
     for g_i, params in enumerate(grid):
         est = clone(estimator).set_params(**params)
-        est._check_common()
-        est._check_params()
-        gk = (est.kernel, est._gamma(X), float(est.coef0), int(est.degree), float(est.tol), int(est.max_iter))
-        groups[gk].append((g_i, est))
+        check_in(est.kernel, "kernel", KERNELS)
+        static = (est.kernel, int(est.degree), float(est.coef0), float(est.tol), int(est.max_iter))
+        groups[static].append((g_i, est))
 
     scores = np.zeros((len(grid), cv))
     with progress(len(groups), "pu_grid_search", verbose) as bar:
-        for (kernel, gamma, coef0, degree, tol, max_iter), members in groups.items():
-            fold_sets = [(tr[s[tr] == 1], tr[s[tr] == 0]) for tr, _ in folds]
-            sizes = [est._sizes(len(P), len(U)) for _, est in members for P, U in fold_sets]
-            slot_pos = max(a for a, _ in sizes)
-            slot_unl = _bucket(slot_pos + max(b for _, b in sizes)) - slot_pos
-            blocks, owners = [], []
-            for f, (P_rows, U_rows) in enumerate(fold_sets):
-                for g_i, est in members:
-                    idx, y, C = est._problems(fold_keys[f], P_rows, U_rows, slot_pos, slot_unl)
-                    blocks.append((idx, y, C))
-                    owners.append((g_i, f, idx.shape[0]))
-            idx = np.concatenate([b[0] for b in blocks])
-            y = np.concatenate([b[1] for b in blocks])
-            C = np.concatenate([b[2] for b in blocks])
-            n_slot = idx.shape[1]
-            chunk = int(min(idx.shape[0], max(8, 262144 // n_slot)))
-            W, b, _, _, _ = solve_problems(X, idx, y, C, kernel, gamma, coef0, degree, tol, max_iter, chunk=chunk)
-            psi = base_decision_values(X, X, W, b, kernel, gamma, coef0, degree)
-            col = 0
-            for g_i, f, n_models in owners:
-                va = folds[f][1]
-                pred = type(members[0][1])._predict_from_psi(psi[va, col:col + n_models])
-                scores[g_i, f] = float(pu_score(s[va], pred))
-                col += n_models
+        for static, members in groups.items():
+            for g_i, f, score in _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed,
+                                              getattr(estimator, "devices", None)):
+                scores[g_i, f] = score
             bar.update()
 
     mean = scores.mean(axis=1)

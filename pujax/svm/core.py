@@ -1,0 +1,327 @@
+r"""Functional core of the SVM ensembles (Claesen et al. 2015): a model NamedTuple and pure fit / decision functions.
+
+* :class:`SVMModel` -- the fitted ensemble as arrays: support vectors (standardized), dual coefficients and
+  intercepts of every base model, kernel parameters, the standardization statistics and the decision threshold.
+* :func:`resvm_fit`, :func:`bagging_svm_fit`, :func:`cwsvm_fit` -- ``(key, X, s, ...) -> SVMModel``; all base
+  models are solved by :func:`solve_problems` (batched SMO, one dense kernel matrix per base model, base models
+  split over ``devices`` with :func:`jax.shard_map`).
+* :func:`svm_base_decision` (``psi_k(x)``, one column per base model), :func:`svm_decision` (``> 0`` means
+  positive) and :func:`svm_proba`.
+
+Scores. A base model's decision value is ``psi_k(x) = sum_i alpha_ki y_ki K(x_i, x) + b_k`` on standardized
+features. An ensemble scores ``x`` by ``d(x)`` of eq. 5 (the vote fraction ``v(x)`` of eq. 4, extended by the
+summed decision values when the vote is unanimous) and predicts positive where ``d(x) > T`` (eq. 6). ``T = 0.5``
+is the majority vote; given the class prior, ``T`` is chosen so that the predicted positive share of the training
+unlabeled rows equals the prior, each row scored out of bag (:func:`prior_threshold`). ``svm_decision`` returns
+``d(x) - T`` (a single SVM: ``psi(x)``).
+
+Standardization. ``X`` is centred and scaled per feature in float64 inside the fit (statistics stored in the model
+and applied again at predict time), so results do not depend on the units or offsets of the features.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import PartitionSpec
+
+from pujax.compilation import bucket_size, pad_rows
+from pujax.devices import AXIS, device_mesh, replicate, shard_rows
+from pujax.persistence import register_model
+from pujax.svm.kernels import KERNELS, kernel_block, resolve_gamma, standardize, standardize_stats
+from pujax.svm.problems import (EnsembleSpec, Problems, bagging_svm_spec, cwsvm_spec, draw_problems, in_bag,
+                                resvm_spec)
+from pujax.svm.solver import solve_svm
+from pujax.validation import check_in, check_int, check_prior
+
+__all__ = ["SVMModel", "SolveResult", "vote_fraction", "ensemble_decision", "solve_problems", "svm_fit",
+           "resvm_fit", "bagging_svm_fit", "cwsvm_fit", "svm_base_decision", "svm_decision", "svm_proba",
+           "ensemble_scores", "prior_threshold", "make_model"]
+
+_KERNEL_BUDGET = 1 << 25  # floats of per-problem kernel matrices per device at once (128 MB in float32)
+_PREDICT_BUDGET = 1 << 24  # floats of one predict block K(X_chunk, SV)
+
+
+class SVMModel(NamedTuple):
+    """A fitted SVM ensemble (``B`` base models, ``n_sv`` distinct support vectors, ``d`` features).
+
+    Attributes
+    ----------
+    support_vectors : (n_sv, d) float32, standardized training rows with a nonzero coefficient in some model.
+    dual_coef : (B, n_sv) float32, ``alpha_ki y_ki`` summed over repeats of a row in model ``k``.
+    intercept : (B,) float32, the bias ``b_k``.
+    x_mean, x_scale : (d,) float64, the standardization ``(x - x_mean) / x_scale``.
+    kernel : () int, index into ``("linear", "rbf", "poly")``; ``degree`` () int; ``gamma``, ``coef0`` () float.
+    threshold : () float, ``T`` of eq. 6 (ensembles) or the offset of ``psi`` (a single SVM, 0).
+    vote : () bool, True for an ensemble (eq. 5 scores), False for a single SVM (``psi``).
+    n_iter, kkt_gap : (B,) SMO steps and final maximal KKT violation of every base model.
+    """
+
+    support_vectors: np.ndarray
+    dual_coef: np.ndarray
+    intercept: np.ndarray
+    x_mean: np.ndarray
+    x_scale: np.ndarray
+    kernel: np.ndarray
+    gamma: np.ndarray
+    coef0: np.ndarray
+    degree: np.ndarray
+    threshold: np.ndarray
+    vote: np.ndarray
+    n_iter: np.ndarray
+    kkt_gap: np.ndarray
+
+
+register_model(SVMModel, {
+    "support_vectors": "f[n_sv,n_features_in_]", "dual_coef": "f[n_base,n_sv]", "intercept": "f[n_base]",
+    "x_mean": "f[n_features_in_]", "x_scale": "f[n_features_in_]", "kernel": "i[]", "gamma": "f[]",
+    "coef0": "f[]", "degree": "i[]", "threshold": "f[]", "vote": "b[]", "n_iter": "i[n_base]",
+    "kkt_gap": "f[n_base]",
+})
+
+
+class SolveResult(NamedTuple):
+    """Solutions of a batch of base-model problems: ``alpha`` (B, n_slots), ``bias``, ``n_iter``, ``gap``,
+    ``converged`` (B,)."""
+
+    alpha: np.ndarray
+    bias: np.ndarray
+    n_iter: np.ndarray
+    gap: np.ndarray
+    converged: np.ndarray
+
+
+# ---------------------------------------------------------------------------------------------------- eqs. 4-5
+@jax.jit
+def vote_fraction(psi):
+    """Eq. 4: ``v(x) = (B + sum_k sgn(psi_k(x))) / (2 B)`` for base decision values ``psi`` (n, B)."""
+    B = psi.shape[-1]
+    return (B + jnp.sum(jnp.sign(psi), axis=-1)) / (2.0 * B)
+
+
+@jax.jit
+def ensemble_decision(psi):
+    """Eq. 5: ``d = v`` if ``0 < v < 1``; ``sum_k psi_k`` if ``v = 0``; ``1 + sum_k psi_k`` if ``v = 1``."""
+    v = vote_fraction(psi)
+    total = jnp.sum(psi, axis=-1)
+    return jnp.where(v <= 0.0, total, jnp.where(v >= 1.0, 1.0 + total, v))
+
+
+def ensemble_scores(psi, weights=None) -> np.ndarray:
+    """Eq. 5 on the host (numpy, float64) with optional per-(row, model) weights in {0, 1}: ``v`` is the weighted
+    vote fraction and the unanimous tails use the weighted sum rescaled to ``B`` models (out-of-bag scores)."""
+    psi = np.asarray(psi, np.float64)
+    B = psi.shape[-1]
+    w = np.ones_like(psi) if weights is None else np.asarray(weights, np.float64)
+    n_w = w.sum(axis=-1)
+    w = np.where(n_w[..., None] > 0, w, 1.0)  # a row out of no model's bag is scored by all
+    n_w = w.sum(axis=-1)
+    v = np.sum(w * 0.5 * (1.0 + np.sign(psi)), axis=-1) / n_w
+    total = np.sum(w * psi, axis=-1) * (B / n_w)
+    return np.where(v <= 0.0, total, np.where(v >= 1.0, 1.0 + total, v))
+
+
+def prior_threshold(scores, prior: float) -> float:
+    """Threshold ``T`` of eq. 6 such that the share of ``scores > T`` is closest to ``prior``.
+
+    ``scores`` are eq. 5 values of the training unlabeled rows (a sample of the marginal in the case-control
+    scenario, so a share ``prior`` of them is positive). ``T`` lies midway between two consecutive distinct scores.
+    """
+    u = np.unique(np.asarray(scores, np.float64))
+    above = 1.0 - np.searchsorted(np.sort(scores), u, side="right") / len(scores)  # share of scores > u_j
+    j = int(np.argmin(np.abs(above - prior)))
+    if abs(1.0 - prior) < abs(above[j] - prior):  # everything positive is closer
+        return float(u[0] - 1.0)
+    return float(0.5 * (u[j] + u[j + 1])) if j + 1 < u.size else float(u[j] + 1.0)
+
+
+# ---------------------------------------------------------------------------------------------------- solving
+@partial(jax.jit, static_argnames=("kernel", "degree", "max_iter", "mesh"))
+def _solve_block(X, idx, y, C, gamma, coef0, tol, *, kernel, degree, max_iter, mesh):
+    """Solve a block of problems, split over the mesh: each device gathers its problems' rows, builds their dense
+    kernel matrices and runs its own batched SMO loop (no communication between devices)."""
+
+    def local(X, idx, y, C, gamma, coef0, tol):
+        K = jax.vmap(lambda A, g, c: kernel_block(A, A, kernel, g, c, degree))(X[idx], gamma, coef0)
+        sol = jax.vmap(lambda K_, y_, c_: solve_svm(K_, None, y_, c_, tol, max_iter))(K, y, C)
+        return sol.alpha, sol.bias, sol.n_iter, sol.gap, sol.converged
+
+    rows, rep = PartitionSpec(AXIS), PartitionSpec()
+    return jax.shard_map(local, mesh=mesh, in_specs=(rep, rows, rows, rows, rows, rows, rep), out_specs=rows,
+                         check_vma=False)(X, idx, y, C, gamma, coef0, tol)
+
+
+def _block_size(B: int, n_slots: int, n_devices: int) -> int:
+    """Problems per block: a multiple of the device count, at most the kernel budget per device, blocks even."""
+    per_device = max(1, _KERNEL_BUDGET // (n_slots * n_slots))
+    n_blocks = -(-B // (per_device * n_devices))
+    per_block = -(-B // n_blocks)
+    return -(-per_block // n_devices) * n_devices
+
+
+def solve_problems(X, problems: Problems, *, kernel: str = "rbf", gamma=1.0, coef0=0.0, degree: int = 3,
+                   tol: float = 1e-3, max_iter: int = 100_000, devices=None) -> SolveResult:
+    """Solve every base-model problem (rows ``problems.idx`` of ``X``) with the batched SMO solver.
+
+    ``gamma`` and ``coef0`` are scalars or one value per problem (a whole gamma grid is one batch). Problems are
+    solved in blocks whose dense kernel matrices fit the memory budget; a block is split over ``devices`` (see
+    :mod:`pujax.devices`), each device solving its share. Padding problems (all ``C = 0``) end at once. The same
+    problems give the same solutions on any number of devices.
+    """
+    mesh = device_mesh(devices)
+    n_dev = mesh.devices.size
+    dtype = jnp.zeros(()).dtype
+    B, n = problems.idx.shape
+    block = _block_size(B, n, n_dev)
+    Xd = replicate(mesh, np.asarray(X, dtype))
+    per_problem = [np.broadcast_to(np.asarray(v, dtype), (B,)) for v in (gamma, coef0)]
+    tol = jnp.asarray(tol, dtype)
+    outs = []
+    for start in range(0, B, block):
+        part = [np.asarray(a[start:start + block]) for a in (*problems, *per_problem)]
+        m = part[0].shape[0]
+        part = pad_rows(block, *part, fill=[0, 1, 0, 1, 0])
+        dtypes = (np.int32, dtype, dtype, dtype, dtype)
+        args = shard_rows(mesh, *(a.astype(t) for a, t in zip(part, dtypes)))
+        res = _solve_block(Xd, *args, tol, kernel=kernel, degree=int(degree), max_iter=int(max_iter), mesh=mesh)
+        outs.append([np.asarray(r)[:m] for r in res])
+    return SolveResult(*(np.concatenate(col) for col in zip(*outs)))
+
+
+# ---------------------------------------------------------------------------------------------------- fitting
+def make_model(Xs, problems: Problems, sol: SolveResult, stats, *, kernel, gamma, coef0, degree, threshold=0.5,
+               vote=True) -> SVMModel:
+    """Assemble an :class:`SVMModel` from solved problems on standardized rows ``Xs`` (rows with a nonzero folded
+    coefficient in some base model become the support vectors)."""
+    B = problems.idx.shape[0]
+    W = np.zeros((B, Xs.shape[0]), np.float64)
+    live = problems.C > 0
+    rows = np.broadcast_to(np.arange(B)[:, None], problems.idx.shape)
+    np.add.at(W, (rows[live], problems.idx[live]), (sol.alpha * problems.y)[live])
+    sv = np.flatnonzero(np.any(W != 0, axis=0))
+    f = np.float32
+    return SVMModel(np.asarray(Xs[sv], f), W[:, sv].astype(f), np.asarray(sol.bias, f),
+                    np.asarray(stats[0], np.float64), np.asarray(stats[1], np.float64),
+                    np.asarray(KERNELS.index(kernel), np.int32), np.asarray(gamma, f), np.asarray(coef0, f),
+                    np.asarray(degree, np.int32), np.asarray(threshold, f), np.asarray(bool(vote)),
+                    np.asarray(sol.n_iter, np.int32), np.asarray(sol.gap, f))
+
+
+def svm_fit(key, X, s, spec: EnsembleSpec, *, kernel: str = "rbf", gamma="scale", coef0: float = 0.0,
+            degree: int = 3, tol: float = 1e-3, max_iter: int = 100_000, prior=None, vote: bool = True,
+            devices=None) -> SVMModel:
+    """Fit the ensemble ``spec`` on PU data (``s`` = 1 labeled, 0 unlabeled); see the module docstring.
+
+    ``prior`` (a float in (0, 1) or None): with a prior, the threshold of eq. 6 is set so that a share ``prior``
+    of the unlabeled rows, scored out of bag, is predicted positive; None keeps the majority vote (``T = 0.5``).
+    """
+    check_in(kernel, "kernel", KERNELS)
+    degree = check_int(degree, "degree")
+    stats = standardize_stats(X)
+    Xs = standardize(X, *stats)
+    g = resolve_gamma(gamma, Xs) if kernel != "linear" else 1.0
+    problems = draw_problems(key, s, spec)
+    sol = solve_problems(Xs, problems, kernel=kernel, gamma=g, coef0=coef0, degree=degree, tol=tol,
+                         max_iter=max_iter, devices=devices)
+    model = make_model(Xs, problems, sol, stats, kernel=kernel, gamma=g, coef0=coef0, degree=degree,
+                       threshold=0.5 if vote else 0.0, vote=vote)
+    if vote and prior is not None:
+        U = np.flatnonzero(np.asarray(s) == 0)
+        psi = _psi(model, Xs[U])
+        T = prior_threshold(ensemble_scores(psi, ~in_bag(problems, len(s))[U]), check_prior(prior, allow_auto=False))
+        model = model._replace(threshold=np.asarray(T, np.float32))
+    return model
+
+
+def resvm_fit(key, X, s, *, n_estimators: int = 50, n_pos="auto", max_samples="auto", C: float = 1.0,
+              w_pos: float = 1.0, prior=None, devices=None, **svm) -> SVMModel:
+    """RESVM (Algorithm 1, eqs. 3-6): see :func:`pujax.svm.problems.resvm_spec` and :func:`svm_fit` (``svm``:
+    ``kernel``, ``gamma``, ``coef0``, ``degree``, ``tol``, ``max_iter``)."""
+    s = np.asarray(s)
+    spec = resvm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), n_estimators=n_estimators, n_pos=n_pos,
+                      max_samples=max_samples, C=C, w_pos=w_pos)
+    return svm_fit(key, X, s, spec, prior=prior, devices=devices, **svm)
+
+
+def bagging_svm_fit(key, X, s, *, n_estimators: int = 50, max_samples="auto", C: float = 1.0, prior=None,
+                    devices=None, **svm) -> SVMModel:
+    """Bagging SVM (eq. 2): see :func:`pujax.svm.problems.bagging_svm_spec` and :func:`svm_fit`."""
+    s = np.asarray(s)
+    spec = bagging_svm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), n_estimators=n_estimators,
+                            max_samples=max_samples, C=C)
+    return svm_fit(key, X, s, spec, prior=prior, devices=devices, **svm)
+
+
+def cwsvm_fit(X, s, *, C_pos: float = 1.0, C_unl: float = 1.0, devices=None, **svm) -> SVMModel:
+    """Class-weighted SVM (eq. 1): one SVM, P against U; deterministic (no key)."""
+    s = np.asarray(s)
+    spec = cwsvm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), C_pos=C_pos, C_unl=C_unl)
+    return svm_fit(jax.random.PRNGKey(0), X, s, spec, vote=False, devices=devices, **svm)
+
+
+# ---------------------------------------------------------------------------------------------------- predicting
+@partial(jax.jit, static_argnames=("kernel", "degree"))
+def _psi_block(Xc, SV, coef, bias, gamma, coef0, *, kernel, degree):
+    return kernel_block(Xc, SV, kernel, gamma, coef0, degree) @ coef.T + bias[None, :]
+
+
+def _psi(model: SVMModel, Xs) -> np.ndarray:
+    """Base decision values (n, B) of standardized rows ``Xs``; rows and support vectors padded to buckets."""
+    dtype = jnp.zeros(()).dtype
+    n_sv = model.support_vectors.shape[0]
+    nb = bucket_size(n_sv)
+    SV = jnp.asarray(pad_rows(nb, np.asarray(model.support_vectors, dtype)))
+    coef = jnp.asarray(pad_rows(nb, np.asarray(model.dual_coef, dtype).T).T)
+    bias = jnp.asarray(model.intercept, dtype)
+    kernel, degree = KERNELS[int(model.kernel)], int(model.degree)
+    gamma, coef0 = jnp.asarray(model.gamma, dtype), jnp.asarray(model.coef0, dtype)
+    n = Xs.shape[0]
+    cs = bucket_size(min(n, max(8, _PREDICT_BUDGET // nb)))
+    out = []
+    for start in range(0, n, cs):
+        Xc = Xs[start:start + cs]
+        block = _psi_block(jnp.asarray(pad_rows(cs, Xc)), SV, coef, bias, gamma, coef0, kernel=kernel,
+                           degree=degree)
+        out.append(np.asarray(block)[:Xc.shape[0]])
+    psi = np.concatenate(out, axis=0) if out else np.zeros((0, bias.shape[0]), dtype)
+    big = np.finfo(np.float32).max
+    return np.clip(np.nan_to_num(psi, nan=0.0, posinf=big, neginf=-big), -big, big)
+
+
+def svm_base_decision(model: SVMModel, X) -> np.ndarray:
+    """Decision values ``psi_k(x)`` of every base model, shape (n_samples, B) (``X`` in the training units)."""
+    return _psi(model, standardize(X, model.x_mean, model.x_scale))
+
+
+def svm_decision(model: SVMModel, X) -> np.ndarray:
+    """``d(x) - T`` (eq. 5 minus the threshold of eq. 6) for an ensemble, ``psi(x) - T`` for a single SVM;
+    ``> 0`` means positive."""
+    psi = svm_base_decision(model, X)
+    score = ensemble_scores(psi) if bool(model.vote) else psi[:, 0].astype(np.float64)
+    return score - float(model.threshold)
+
+
+def _vote_scale(e, n_models: int):
+    """Strictly increasing map of eq. 5 values into (0, 1): ``delta + (1 - 2 delta) v`` for non-unanimous votes,
+    the unanimous tails squeezed into (0, delta] and [1 - delta, 1), ``delta = 1 / (4 B)``."""
+    delta = 1.0 / (4.0 * n_models)
+    mid = delta + (1.0 - 2.0 * delta) * np.clip(e, 0.0, 1.0)
+    return np.where(e <= 0.0, delta / (1.0 - np.minimum(e, 0.0)),
+                    np.where(e >= 1.0, 1.0 - delta / np.maximum(e, 1.0), mid))
+
+
+def svm_proba(model: SVMModel, X) -> np.ndarray:
+    """Probability-like score of the positive class, strictly increasing in :func:`svm_decision` and equal to 0.5
+    where it is 0. Ensembles: close to the vote fraction (exactly ``delta + (1 - 2 delta) v`` for ``T = 0.5``);
+    a single SVM: the logistic function of ``psi - T``. Monotone scores, not calibrated probabilities."""
+    psi = svm_base_decision(model, X)
+    T = float(model.threshold)
+    if not bool(model.vote):
+        return 1.0 / (1.0 + np.exp(-np.clip(psi[:, 0] - T, -50.0, 50.0)))
+    B = psi.shape[1]
+    q = _vote_scale(ensemble_scores(psi), B)
+    q_t = float(_vote_scale(np.asarray(T), B))
+    return np.where(q <= q_t, 0.5 * q / q_t, 0.5 + 0.5 * (q - q_t) / (1.0 - q_t))
