@@ -58,8 +58,8 @@ def _methods(prior: float, seed: int, n: int):
         ("PU ET (Wilton+22)", "pu", lambda: PUExtraTreesClassifier(prior=prior, random_state=seed)),
         ("Ada-PU (Zhao+)", "pu", lambda: AdaPUClassifier(prior=prior, random_state=seed)),
         ("RESVM (Claesen+15)", "pu", lambda: make_pipeline(StandardScaler(), _PUTunedSVM(
-            RESVMClassifier(n_estimators=20, max_samples=min(n, 1000), random_state=seed), {"w_pos": [1.0, 4.0, 16.0]}, 3,
-            seed))),
+            RESVMClassifier(n_estimators=20, max_samples=min(n, 1000), random_state=seed),
+            {"w_pos": [1.0, 4.0, 16.0]}, 3, seed))),
         ("2-HNC (Hochbaum+)", "pu", lambda: TwoHNC(
             prior=prior, n_neighbors=10, lambdas=np.linspace(0.0, 0.5, 101), random_state=seed)),
     ]

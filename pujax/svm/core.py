@@ -32,8 +32,7 @@ from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import AXIS, device_mesh, replicate, shard_rows
 from pujax.persistence import register_model
 from pujax.svm.kernels import KERNELS, kernel_block, resolve_gamma, standardize, standardize_stats
-from pujax.svm.problems import (EnsembleSpec, Problems, bagging_svm_spec, cwsvm_spec, draw_problems, in_bag,
-                                resvm_spec)
+from pujax.svm.problems import EnsembleSpec, Problems, bagging_svm_spec, cwsvm_spec, draw_problems, in_bag, resvm_spec
 from pujax.svm.solver import solve_svm
 from pujax.validation import check_in, check_int, check_prior
 

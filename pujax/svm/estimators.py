@@ -28,8 +28,15 @@ from pujax.progress import progress
 from pujax.svm.core import svm_base_decision, svm_decision, svm_fit, svm_proba
 from pujax.svm.kernels import KERNELS, resolve_gamma
 from pujax.svm.problems import EnsembleSpec, bagging_svm_spec, cwsvm_spec, resample_size, resvm_spec
-from pujax.validation import (as_key, check_float, check_in, check_int, check_prior, validate_fit_data,
-                              validate_predict_data)
+from pujax.validation import (
+    as_key,
+    check_float,
+    check_in,
+    check_int,
+    check_prior,
+    validate_fit_data,
+    validate_predict_data,
+)
 
 __all__ = ["CWSVMClassifier", "BaggingSVMClassifier", "RESVMClassifier"]
 
@@ -110,7 +117,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
             warnings.warn(
                 f"{int(np.sum(bad))} of {bad.size} SVM base model(s) did not reach the KKT tolerance tol={self.tol} "
                 f"within max_iter={self.max_iter} steps (max gap {float(np.max(model.kkt_gap)):.3g}); increase "
-                f"max_iter or tol.", ConvergenceWarning)
+                f"max_iter or tol.", ConvergenceWarning, stacklevel=2)
         return self
 
     def _check_loaded(self):
@@ -177,7 +184,20 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
         return float(self.model_.threshold)
 
 
-_KERNEL_DOC = """    kernel : {"rbf", "linear", "poly"}, default="rbf"
+@register_estimator
+class CWSVMClassifier(_BaseSVM):
+    """Class-weighted SVM for PU learning (Liu et al. 2003; Claesen et al. 2015 §2.1, eq. 1).
+
+    One soft-margin SVM separating the labeled positives (penalty ``C_pos``) from the unlabeled rows treated as
+    negatives (penalty ``C_unl``); typically ``C_pos > C_unl``. ``decision_function`` is the SVM decision value.
+
+    Parameters
+    ----------
+    C_pos : float, default=1.0
+        Penalty of labeled rows.
+    C_unl : float, default=1.0
+        Penalty of unlabeled rows.
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
         Kernel of the base SVMs, computed on standardized features.
     gamma : "scale", "auto" or float > 0, default="scale"
         Kernel width (rbf, poly); "scale" is ``1 / (n_features X.var())`` on the standardized features.
@@ -190,9 +210,11 @@ _KERNEL_DOC = """    kernel : {"rbf", "linear", "poly"}, default="rbf"
     max_iter : int, default=100000
         Cap on the SMO steps of every base model.
     devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
-        Where the base models are solved (split over the devices); see :mod:`pujax.devices`."""
+        Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
 
-_ATTRIBUTES_DOC = """    model_ : SVMModel
+    Attributes
+    ----------
+    model_ : SVMModel
         The fitted model (:class:`pujax.svm.core.SVMModel`).
     support_vectors_, dual_coef_, intercept_, n_support_, n_iter_, kkt_gap_ : arrays
         Views of ``model_`` (support vectors in the units of ``X``).
@@ -200,27 +222,7 @@ _ATTRIBUTES_DOC = """    model_ : SVMModel
         Box bounds of labeled and unlabeled rows.
     gamma_ : float
         Resolved kernel width.
-    classes_, n_features_in_ : as in scikit-learn."""
-
-
-@register_estimator
-class CWSVMClassifier(_BaseSVM):
-    __doc__ = f"""Class-weighted SVM for PU learning (Liu et al. 2003; Claesen et al. 2015 §2.1, eq. 1).
-
-    One soft-margin SVM separating the labeled positives (penalty ``C_pos``) from the unlabeled rows treated as
-    negatives (penalty ``C_unl``); typically ``C_pos > C_unl``. ``decision_function`` is the SVM decision value.
-
-    Parameters
-    ----------
-    C_pos : float, default=1.0
-        Penalty of labeled rows.
-    C_unl : float, default=1.0
-        Penalty of unlabeled rows.
-{_KERNEL_DOC}
-
-    Attributes
-    ----------
-{_ATTRIBUTES_DOC}
+    classes_, n_features_in_ : as in scikit-learn.
 
     References
     ----------
@@ -276,7 +278,7 @@ class _EnsembleSVM(_BaseSVM):
 
 @register_estimator
 class BaggingSVMClassifier(_EnsembleSVM):
-    __doc__ = f"""Bagging SVM of Mordelet & Vert (Claesen et al. 2015 §2.2, eq. 2).
+    """Bagging SVM of Mordelet & Vert (Claesen et al. 2015 §2.2, eq. 2).
 
     Each of ``n_estimators`` base models separates all labeled positives from a bootstrap resample of
     ``max_samples`` unlabeled rows, with ``C_U = C`` and ``C_P = C max_samples / |P|``. Aggregation as RESVM
@@ -291,7 +293,20 @@ class BaggingSVMClassifier(_EnsembleSVM):
         fraction of ``|U|``.
     C : float, default=1.0
         Penalty of unlabeled rows.
-{_KERNEL_DOC}
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Kernel of the base SVMs, computed on standardized features.
+    gamma : "scale", "auto" or float > 0, default="scale"
+        Kernel width (rbf, poly); "scale" is ``1 / (n_features X.var())`` on the standardized features.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=0.0
+        Constant of the polynomial kernel.
+    tol : float, default=1e-3
+        KKT tolerance of the SMO solver (LIBSVM's default).
+    max_iter : int, default=100000
+        Cap on the SMO steps of every base model.
+    devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
+        Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
     prior : None, "auto" or float in (0, 1), default=None
         None: majority vote (eq. 6 with T = 0.5). A prior (or "auto", estimated): T such that a share ``prior``
         of the unlabeled rows, scored out of bag, is predicted positive.
@@ -304,7 +319,15 @@ class BaggingSVMClassifier(_EnsembleSVM):
 
     Attributes
     ----------
-{_ATTRIBUTES_DOC}
+    model_ : SVMModel
+        The fitted model (:class:`pujax.svm.core.SVMModel`).
+    support_vectors_, dual_coef_, intercept_, n_support_, n_iter_, kkt_gap_ : arrays
+        Views of ``model_`` (support vectors in the units of ``X``).
+    C_pos_, C_unl_ : float
+        Box bounds of labeled and unlabeled rows.
+    gamma_ : float
+        Resolved kernel width.
+    classes_, n_features_in_ : as in scikit-learn.
     n_pos_, n_unl_ : int
         Rows of P and of U per base model.
     threshold_ : float
@@ -356,7 +379,7 @@ class BaggingSVMClassifier(_EnsembleSVM):
 
 @register_estimator
 class RESVMClassifier(_EnsembleSVM):
-    __doc__ = f"""Robust ensemble of SVMs (Claesen et al. 2015, Algorithm 1, eqs. 3-6).
+    """Robust ensemble of SVMs (Claesen et al. 2015, Algorithm 1, eqs. 3-6).
 
     Each of ``n_estimators`` class-weighted SVMs is trained on a bootstrap resample of ``n_pos`` rows of P and
     ``max_samples`` rows of U, with penalties ``C_U = C`` and ``C_P = C w_pos max_samples / n_pos`` (eq. 3).
@@ -375,7 +398,20 @@ class RESVMClassifier(_EnsembleSVM):
         Penalty of unlabeled rows ``C_U``.
     w_pos : float, default=1.0
         Relative weight of labeled rows after balancing the resample sizes (eq. 3).
-{_KERNEL_DOC}
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Kernel of the base SVMs, computed on standardized features.
+    gamma : "scale", "auto" or float > 0, default="scale"
+        Kernel width (rbf, poly); "scale" is ``1 / (n_features X.var())`` on the standardized features.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=0.0
+        Constant of the polynomial kernel.
+    tol : float, default=1e-3
+        KKT tolerance of the SMO solver (LIBSVM's default).
+    max_iter : int, default=100000
+        Cap on the SMO steps of every base model.
+    devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
+        Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
     prior : None, "auto" or float in (0, 1), default=None
         None: majority vote (eq. 6 with T = 0.5). A prior (or "auto", estimated with
         :func:`pujax.prior.estimate_prior`): T such that a share ``prior`` of the unlabeled rows, each scored by
@@ -389,7 +425,15 @@ class RESVMClassifier(_EnsembleSVM):
 
     Attributes
     ----------
-{_ATTRIBUTES_DOC}
+    model_ : SVMModel
+        The fitted model (:class:`pujax.svm.core.SVMModel`).
+    support_vectors_, dual_coef_, intercept_, n_support_, n_iter_, kkt_gap_ : arrays
+        Views of ``model_`` (support vectors in the units of ``X``).
+    C_pos_, C_unl_ : float
+        Box bounds of labeled and unlabeled rows.
+    gamma_ : float
+        Resolved kernel width.
+    classes_, n_features_in_ : as in scikit-learn.
     n_pos_, n_unl_ : int
         Rows of P and of U per base model.
     threshold_ : float

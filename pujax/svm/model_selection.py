@@ -19,8 +19,7 @@ from pujax.base import resolve_prior
 from pujax.compilation import bucket_size
 from pujax.metrics import pu_score
 from pujax.progress import progress
-from pujax.svm.core import (SolveResult, ensemble_scores, make_model, prior_threshold, solve_problems,
-                            svm_base_decision)
+from pujax.svm.core import SolveResult, ensemble_scores, make_model, prior_threshold, solve_problems, svm_base_decision
 from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
 from pujax.svm.kernels import KERNELS, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import Problems, draw_problems, in_bag
