@@ -1,6 +1,8 @@
-"""The API reference (mkdocs + mkdocstrings, numpy docstrings) builds without a warning."""
+"""Documentation: the API reference builds without a warning, docs/sklearn.md is current, docstrings state facts."""
+import ast
 import importlib.util
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -32,3 +34,23 @@ def test_sklearn_page_lists_the_declared_expected_failures():
         assert f"`{cls.__name__}`" in page
         for check in getattr(cls, "_expected_failed_checks", {}):
             assert f"`{check}`" in page
+
+
+_HISTORY_OR_TIMING = re.compile(
+    r"\b(previously|session|we fixed|used to be)\b"
+    r"|\b\d+(\.\d+)?\s?(s|ms|seconds|minutes|min|hours)\b\s(on|for|per|wall|CPU)\b"
+    r"|\b\d+(\.\d+)?\s?[x×]\s(faster|slower)\b",
+    re.IGNORECASE,
+)
+
+
+def test_docstrings_state_facts():
+    """No run times or history in pujax's docstrings (measurements live in benchmarks/results/)."""
+    found = []
+    for path in sorted((REPO / "pujax").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node) or ""
+                found += [f"{path.relative_to(REPO)}:{getattr(node, 'name', '<module>')}: {m.group(0)!r}"
+                          for m in _HISTORY_OR_TIMING.finditer(doc)]
+    assert not found, "docstrings with run times or history:\n" + "\n".join(found)
