@@ -11,6 +11,14 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
+def _sklearn_table_script():
+    """docs/_gen_sklearn_table.py as a module (it lists the public estimator classes)."""
+    spec = importlib.util.spec_from_file_location("_gen_sklearn_table", REPO / "docs" / "_gen_sklearn_table.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen
+
+
 @pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings") is None,
                     reason="mkdocs / mkdocstrings are not installed (pip install -e '.[docs]')")
 def test_mkdocs_build_strict(tmp_path):
@@ -25,9 +33,7 @@ def test_mkdocs_build_strict(tmp_path):
 
 
 def test_sklearn_page_lists_the_declared_expected_failures():
-    spec = importlib.util.spec_from_file_location("_gen_sklearn_table", REPO / "docs" / "_gen_sklearn_table.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = _sklearn_table_script()
     page = (REPO / "docs" / "sklearn.md").read_text()
     assert gen.render(page) == page, "docs/sklearn.md is out of date: run python docs/_gen_sklearn_table.py"
     for cls in gen.public_estimator_classes():
@@ -54,3 +60,15 @@ def test_docstrings_state_facts():
                 found += [f"{path.relative_to(REPO)}:{getattr(node, 'name', '<module>')}: {m.group(0)!r}"
                           for m in _HISTORY_OR_TIMING.finditer(doc)]
     assert not found, "docstrings with run times or history:\n" + "\n".join(found)
+
+
+def test_every_estimator_docstring_has_the_numpydoc_sections():
+    import inspect
+
+    gen = _sklearn_table_script()
+    missing = []
+    for cls in gen.public_estimator_classes():
+        doc = inspect.getdoc(cls) or ""
+        missing += [f"{cls.__name__}: {section}" for section in ("Parameters", "Attributes", "References", "Examples")
+                    if f"{section}\n{'-' * len(section)}" not in doc]
+    assert not missing, "estimator docstrings without a numpydoc section:\n" + "\n".join(missing)
