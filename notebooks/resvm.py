@@ -54,10 +54,10 @@ fP = int(nP * 2 / 3)
 models = {
   'CWSVM': pu_grid_search(CWSVMClassifier(kernel=kernel),
         [{'C_unl': [cu], 'C_pos': [cu, 10 * cu, 100 * cu]} for cu in Cs], Xtr, s, cv=3, random_state=0),
-  'bagging SVM': pu_grid_search(BaggingSVMClassifier(n_models=50, kernel=kernel),
-        {'C': Cs, 'n_unl': [fP, 3 * fP]}, Xtr, s, cv=3, random_state=0),
-  'RESVM': pu_grid_search(RESVMClassifier(n_models=50, kernel=kernel),
-        {'C': Cs, 'w_pos': [1.0, 4.0], 'n_pos': [fP // 5, fP // 2], 'n_unl': [fP, 5 * fP // 2]},
+  'bagging SVM': pu_grid_search(BaggingSVMClassifier(n_estimators=50, kernel=kernel),
+        {'C': Cs, 'max_samples': [fP, 3 * fP]}, Xtr, s, cv=3, random_state=0),
+  'RESVM': pu_grid_search(RESVMClassifier(n_estimators=50, kernel=kernel),
+        {'C': Cs, 'w_pos': [1.0, 4.0], 'n_pos': [fP // 5, fP // 2], 'max_samples': [fP, 5 * fP // 2]},
         Xtr, s, cv=3, random_state=0),
 }
 for name, res in models.items():

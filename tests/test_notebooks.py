@@ -1,8 +1,8 @@
 """Notebooks: ``notebooks/*.py`` (jupytext percent scripts) are the source, ``notebooks/*.ipynb`` are built from them.
 
-Rebuild a notebook after editing its script with ``jupytext --to ipynb notebooks/<name>.py``. Nothing is executed
-here: the test checks that every notebook has its script, that both hold the same cells (a jupytext round trip in
-each direction) and that the committed notebooks carry no large outputs.
+Rebuild a notebook after editing its script with ``jupytext --update --to ipynb notebooks/<name>.py`` (``--update``
+keeps the cell ids). Nothing is executed here: the test checks that every notebook has its script, that both hold
+the same cells (a jupytext round trip in each direction) and that the committed notebooks carry no large outputs.
 """
 import pathlib
 
@@ -34,7 +34,8 @@ def test_notebook_in_sync_with_script(script):
     from_script = jupytext.read(script)
     from_ipynb = jupytext.read(ipynb)
     assert _cells(from_script) == _cells(from_ipynb), (
-        f"{ipynb.name} is out of date with {script.name}; run: jupytext --to ipynb notebooks/{script.name}"
+        f"{ipynb.name} is out of date with {script.name}; "
+        f"run: jupytext --update --to ipynb notebooks/{script.name}"
     )
     # the round trip through the percent format reproduces the cells (no cell lost or merged)
     again = jupytext.reads(jupytext.writes(from_ipynb, fmt="py:percent"), fmt="py:percent")
