@@ -123,14 +123,34 @@ def _as_float(x):
 
 
 def pu_risk_parts(scores, s, prior, loss="sigmoid", weights=None):
-    r"""The three partial risks ``(pi * R_p^+, R_u^-, pi * R_p^-)`` of eq. (4)-(6) (masked form).
+    r"""The three partial risks ``(pi * R_p^+, R_u^-, pi * R_p^-)`` of eq. (4)-(6) of Wilton et al. 2022 (masked form).
 
-    Args:
-      scores: real scores g(x), shape (n,) (or (n, 1)).
-      s: PU labels, 1 = labeled positive, 0 = unlabeled, shape (n,).
-      prior: class prior pi (scalar; vmap over it for several priors).
-      loss: a name in :data:`LOSSES` or a callable margin loss ``ell(z)``.
-      weights: optional non-negative per-sample weights, shape (n,).
+    Parameters
+    ----------
+    scores : array of shape (n,) or (n, 1)
+        Real scores g(x).
+    s : array of shape (n,)
+        PU labels, 1 = labeled positive, 0 = unlabeled.
+    prior : float or scalar array
+        Class prior pi (vmap over it for several priors).
+    loss : str or callable, default="sigmoid"
+        A name in :data:`LOSSES` or a callable margin loss ``ell(z)``.
+    weights : array of shape (n,) or None, default=None
+        Non-negative per-sample weights.
+
+    Returns
+    -------
+    tuple of three scalars
+        ``pi * R_p^+`` (labeled rows as positives), ``R_u^-`` (unlabeled rows as negatives) and ``pi * R_p^-``
+        (labeled rows as negatives); :func:`upu_risk` is ``a + b - c``, :func:`nnpu_risk` ``a + max(0, b - c)``.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> from pujax.risk import pu_risk_parts
+    >>> a, b, c = pu_risk_parts(jnp.zeros(4), jnp.array([1, 1, 0, 0]), 0.5)  # sigmoid loss is 1/2 at 0
+    >>> float(a), float(b), float(c)
+    (0.25, 0.5, 0.25)
     """
     ell = get_loss(loss)
     g = _as_float(scores).reshape(-1)

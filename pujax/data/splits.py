@@ -43,17 +43,35 @@ def _choice(key, candidates: np.ndarray, k: int, replace: bool = False) -> np.nd
 
 
 def make_case_control(key, X, y, n_labeled: int, return_y: bool = False):
-    """Case-control PU split: ``n_labeled`` random positives as P, all rows as U.
+    r"""Case-control PU split: ``n_labeled`` random positives as P, all rows as U (the papers' protocol).
 
-    Args:
-      key: JAX PRNG key or int seed.
-      X: features (n, d); y: true labels in {0, 1} (bool / {-1, +1} accepted).
-      n_labeled: number of labeled positives drawn without replacement from the positives.
-      return_y: also return ``y_train`` (the true labels of the rows of ``X_train``: ones for P, ``y`` for U).
+    Parameters
+    ----------
+    key : JAX PRNG key or int
+        Seed of the draw.
+    X : array-like of shape (n, d)
+        Features.
+    y : array-like of shape (n,)
+        True labels in {0, 1} (bool and {-1, +1} accepted).
+    n_labeled : int
+        Labeled positives, drawn without replacement from the positives.
+    return_y : bool, default=False
+        Also return ``y_train``, the true labels of the rows of ``X_train`` (ones for P, ``y`` for U).
 
-    Returns:
-      ``PUSplit(X_train, s, prior)`` (or ``(X_train, s, prior, y_train)``) with ``X_train = concat(X[P], X)``,
-      ``s = concat(ones(n_labeled), zeros(n))`` and ``prior = mean(y)``.
+    Returns
+    -------
+    PUSplit or tuple
+        ``PUSplit(X_train, s, prior)`` (or ``(X_train, s, prior, y_train)``) with ``X_train = concat(X[P], X)``,
+        ``s = concat(ones(n_labeled), zeros(n))`` and ``prior = mean(y)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pujax.data import make_case_control
+    >>> X, y = np.arange(20.0).reshape(10, 2), np.array([1, 0] * 5)
+    >>> X_train, s, prior = make_case_control(0, X, y, n_labeled=2)
+    >>> X_train.shape, s.tolist(), prior
+    ((12, 2), [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 0.5)
     """
     X, y = _xy(X, y)
     n_labeled = check_int(n_labeled, "n_labeled")
@@ -72,10 +90,33 @@ def make_case_control(key, X, y, n_labeled: int, return_y: bool = False):
 
 
 def make_censoring(key, X, y, labeled_fraction: float):
-    """Censoring PU labels: each positive is labeled independently with probability ``labeled_fraction`` (c).
+    r"""Censoring PU labels: each positive is labeled independently with probability ``labeled_fraction`` (c).
 
-    Returns ``PUSplit(X, s, prior_u)`` where ``prior_u`` is the positive fraction among the unlabeled rows (the
-    prior to pass to an estimator fitted on ``(X, s)``). ``X`` is returned unchanged (as float32).
+    Parameters
+    ----------
+    key : JAX PRNG key or int
+        Seed of the draw.
+    X : array-like of shape (n, d)
+        Features (returned unchanged, as float32).
+    y : array-like of shape (n,)
+        True labels in {0, 1} (bool and {-1, +1} accepted).
+    labeled_fraction : float in (0, 1]
+        The label frequency c = P(s = 1 | y = 1).
+
+    Returns
+    -------
+    PUSplit
+        ``PUSplit(X, s, prior_u)`` where ``prior_u`` is the positive fraction among the unlabeled rows, the prior to
+        pass to an estimator fitted on ``(X, s)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pujax.data import make_censoring
+    >>> X, y = np.zeros((1000, 1)), np.array([1, 0] * 500)
+    >>> X_c, s, prior_u = make_censoring(0, X, y, labeled_fraction=0.5)
+    >>> bool(s[y == 0].sum() == 0), bool(0.25 < prior_u < 0.42)  # pi (1 - c) / (1 - pi c) = 1/3
+    (True, True)
     """
     X, y = _xy(X, y)
     c = check_float(labeled_fraction, "labeled_fraction", 0.0, 1.0, closed="right")
@@ -94,13 +135,38 @@ def make_censoring(key, X, y, labeled_fraction: float):
 
 def contaminate(key, X, y, n_pos: int, n_unl: int, pos_contamination: float = 0.0,
                 unl_contamination: float = 0.0):
-    """Draw a (possibly contaminated) PU training set as in the RESVM paper's three settings.
+    r"""Draw a (possibly contaminated) PU training set as in the RESVM paper's settings (Claesen et al. 2015, §4.1).
 
     ``n_pos`` labeled rows: ``round(pos_contamination * n_pos)`` true negatives, the rest true positives;
     ``n_unl`` unlabeled rows: ``round(unl_contamination * n_unl)`` true positives, the rest true negatives. All
     rows are distinct rows of ``X``. Supervised: both 0; PU: ``pos_contamination=0``; semi-supervised: equal.
 
-    Returns ``(X_train, s, y_train)`` with the P rows first.
+    Parameters
+    ----------
+    key : JAX PRNG key or int
+        Seed of the draw.
+    X : array-like of shape (n, d)
+        Features.
+    y : array-like of shape (n,)
+        True labels in {0, 1}.
+    n_pos, n_unl : int
+        Sizes of the labeled and the unlabeled set.
+    pos_contamination, unl_contamination : float in [0, 1), default=0.0
+        Fraction of true negatives among the labeled rows and of true positives among the unlabeled rows.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(X_train, s, y_train)`` with the labeled rows first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pujax.data import contaminate
+    >>> X, y = np.arange(200.0).reshape(100, 2), np.array([1, 0] * 50)
+    >>> X_train, s, y_train = contaminate(0, X, y, n_pos=10, n_unl=20, unl_contamination=0.25)
+    >>> int(s.sum()), int(y_train[s == 0].sum())  # 10 labeled; 5 of the 20 unlabeled rows are positives
+    (10, 5)
     """
     X, y = _xy(X, y)
     n_pos = check_int(n_pos, "n_pos")
