@@ -25,7 +25,8 @@ conversions (C1)-(C5) are :func:`label_frequency_from_prior`, :func:`prior_from_
 Methods (one module each)
 -------------------------
 ``"bbe"`` (default, :mod:`pujax.prior.bbe`), ``"elkan_noto"`` (:mod:`pujax.prior.elkan_noto`), ``"tice"``
-(:mod:`pujax.prior.tice`). Score-based methods work on cross-fitted P-vs-U classifier scores
+(:mod:`pujax.prior.tice`), ``"km1"`` / ``"km2"`` (:mod:`pujax.prior.km`), ``"dedpul"`` (:mod:`pujax.prior.dedpul`).
+Score-based methods work on cross-fitted P-vs-U classifier scores
 (:mod:`pujax.prior._scores`). Intervals are percentile bootstraps computed in JAX over resamples of the held-out
 scores or rows; the classifier is not refitted per resample, so an interval reflects the sampling variability of the
 held-out part, not the bias of an imperfect classifier. It is widened, if needed, to contain the point estimate.
@@ -39,8 +40,10 @@ from pujax.prior._common import (
     prior_from_label_frequency,
 )
 from pujax.prior.bbe import bbe_bootstrap, bbe_estimate
+from pujax.prior.dedpul import dedpul_estimate
 from pujax.prior.elkan_noto import elkan_noto_bootstrap, elkan_noto_estimates
 from pujax.prior.estimate import METHODS, estimate_prior
+from pujax.prior.km import km_estimate
 from pujax.prior.tice import tice_label_frequency, tice_lower_bound
 
 __all__ = [
@@ -52,6 +55,8 @@ __all__ = [
     "elkan_noto_bootstrap",
     "tice_lower_bound",
     "tice_label_frequency",
+    "km_estimate",
+    "dedpul_estimate",
     "label_frequency_from_prior",
     "prior_from_label_frequency",
     "censoring_to_case_control",

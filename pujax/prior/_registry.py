@@ -34,6 +34,7 @@ class Method:
     run: Callable
     scores: str | None = None
     intervals: tuple = ("bootstrap",)
+    default_bootstrap: int = 200
     reference: str = ""
 
 

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from pujax.prior import bbe, elkan_noto, tice
+from pujax.prior import bbe, dedpul, elkan_noto, km, tice
 from pujax.prior._common import PRIOR_EPS, PriorEstimate, label_frequency_from_prior, seed_from
 from pujax.prior._registry import Context
 from pujax.prior._scores import classifier_name, cross_fit_scores
@@ -14,7 +14,8 @@ from pujax.validation import check_float, check_in, check_int, check_X_s
 
 __all__ = ["estimate_prior", "METHODS"]
 
-_REGISTRY = {m.name: m for m in (bbe._method(), elkan_noto._method(), tice._method())}
+_REGISTRY = {m.name: m for m in (bbe._method(), elkan_noto._method(), tice._method(), km._method("km1"),
+                                  km._method("km2"), dedpul._method())}
 METHODS = tuple(_REGISTRY)
 """Names accepted by ``estimate_prior(..., method=...)``."""
 
@@ -49,15 +50,13 @@ def _method_options(method, kwargs):
     return opts, interval
 
 
-def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: int = 200, confidence: float = 0.95,
+def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: int | None = None, confidence: float = 0.95,
                    random_state=None, **method_kwargs) -> PriorEstimate:
     """Estimate the case-control class prior of the unlabeled rows of ``(X, s)``.
 
-    Returns the positive fraction of the population the ``s == 0`` rows are drawn from -- exactly the ``prior`` a
-    pujax estimator fitted on the same ``(X, s)`` needs. For case-control data (``X = concat(X_P, X_U)``,
-    U from the population) this is the population prior pi = P(y=1); for censoring data (each positive of one
-    sample labeled with probability c) it is pi (1 - c) / (1 - pi c), eq. (C4) -- see :mod:`pujax.prior` and
-    :func:`~pujax.prior.case_control_to_censoring` to recover pi.
+    Returns the positive fraction of the population the ``s == 0`` rows are drawn from: the ``prior`` a pujax
+    estimator fitted on the same ``(X, s)`` needs (pi = P(y=1) for case-control data, pi (1 - c) / (1 - pi c) for
+    censoring data, eq. (C4); see :mod:`pujax.prior`).
 
     Parameters
     ----------
@@ -67,14 +66,15 @@ def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: i
         PU labels (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} accepted).
     method : str, default="bbe"
         One of :data:`METHODS`: ``"bbe"`` (Garg et al. 2021), ``"elkan_noto"`` (Elkan & Noto 2008), ``"tice"``
-        (Bekker & Davis 2018).
+        (Bekker & Davis 2018), ``"km1"`` / ``"km2"`` (Ramaswamy et al. 2016), ``"dedpul"`` (Ivanov 2020).
     classifier : scikit-learn classifier or None
         P-vs-U classifier of the score-based methods (cloned and fitted per fold; methods that need
         probabilities require ``predict_proba``, "bbe" also accepts ``decision_function``). Default:
         ``HistGradientBoostingClassifier`` with early stopping (after a randomized PCA to 50 components when X has
         more than 256 columns). Not used by "tice".
-    n_bootstrap : int, default=200
-        Bootstrap resamples of the interval (vmap-ed in JAX).
+    n_bootstrap : int or None, default=None
+        Bootstrap resamples of the interval (batched in JAX). ``None``: 200, and 20 for "km1" / "km2" (each
+        resample solves the method's QPs again).
     confidence : float in (0, 1), default=0.95
         Level of the interval.
     random_state : None, int, numpy RandomState / Generator or JAX key
@@ -84,23 +84,27 @@ def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: i
 
         - every method: ``interval`` -- ``"bootstrap"`` (default) or, for "bbe", ``"dkw"`` (DKW bounds at level
           1 - delta);
-        - score-based methods ("bbe", "elkan_noto"): ``n_folds`` (2) cross-fitting folds, ``n_jobs`` (1) threads
-          the classifier may use (``None`` or -1: no limit);
+        - score-based methods ("bbe", "elkan_noto", "dedpul"): ``n_folds`` (2) cross-fitting folds, ``n_jobs`` (1)
+          threads the classifier may use (``None`` or -1: no limit);
         - "bbe": ``delta`` (0.1), ``gamma`` (0.01) -- confidence parameter and slack of the paper;
         - "elkan_noto": ``variant`` (``"e1"``, ``"e2"`` or ``"e3"``) -- the estimator reported as ``prior`` (all
           three are in ``diagnostics``);
         - "tice": ``n_folds`` (5), ``max_splits`` (500), ``min_size`` (10), ``max_bepp`` (5), ``n_iterations`` (2),
-          ``delta`` (None: max(0.025, 1/(1 + 0.004 n))).
+          ``delta`` (None: max(0.025, 1/(1 + 0.004 n)));
+        - "km1", "km2": ``max_samples`` (250) rows of U and of P (random subsamples), ``n_iter`` (200) QP
+          iterations, ``n_grid`` (3) lambda values per search round;
+        - "dedpul": ``bw_mix`` (0.05), ``bw_pos`` (0.1) KDE bandwidth factors, ``max_samples`` (2000) unlabeled
+          rows where the density ratio is evaluated.
 
     Returns
     -------
     PriorEstimate
-        ``prior``, ``label_frequency``, ``interval``, ``method`` and ``diagnostics``.
 
     References
     ----------
     Garg, Wu, Smola, Balakrishnan & Lipton (2021), NeurIPS, Algorithm 1; Elkan & Noto (2008), KDD, section 2;
-    Bekker & Davis (2018), AAAI.
+    Bekker & Davis (2018), AAAI; Ramaswamy, Scott & Tewari (2016), ICML, section 5 (gradient thresholding);
+    Ivanov (2020), ICMLA, Algorithm 1.
 
     Examples
     --------
@@ -110,8 +114,7 @@ def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: i
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(2000) < 0.4
     >>> X = rng.normal(size=(2000, 2)) + 3.0 * y[:, None]
-    >>> X = np.vstack([X[y][:300], X[300:]])           # 300 labeled positives, then the unlabeled rows
-    >>> s = np.r_[np.ones(300), np.zeros(1700)]
+    >>> X, s = np.vstack([X[y][:300], X[300:]]), np.r_[np.ones(300), np.zeros(1700)]  # P rows, then U
     >>> est = estimate_prior(X, s, classifier=LogisticRegression(), random_state=0)
     >>> 0.3 < est.prior < 0.5
     True
@@ -120,7 +123,9 @@ def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: i
     X, s = check_X_s(X, s)
     check_in(method, "method", METHODS)
     opts, interval = _method_options(method, method_kwargs)
-    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=2)
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=2, allow_none=True)
+    if n_bootstrap is None:
+        n_bootstrap = _REGISTRY[method].default_bootstrap
     confidence = check_float(confidence, "confidence", 0.0, 1.0)
     if classifier is not None and not hasattr(classifier, "fit"):
         raise TypeError(f"classifier must be a scikit-learn classifier with fit(); got {type(classifier).__name__}.")
