@@ -438,3 +438,48 @@ def test_duplicate_groups_keep_copies_spread_common_values():
     np.testing.assert_array_equal(g[:10], g[10:20])  # copy pairs share a group
     assert np.unique(g[60:]).size == MAX_GROUP + 1    # the common value's rows each get their own
     assert np.unique(g).size == 50 + MAX_GROUP + 1
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# prior_sensitivity / plot_prior_sensitivity
+# ----------------------------------------------------------------------------------------------------------------
+def test_prior_sensitivity_table_matches_direct_refits():
+    from pujax.prior import prior_sensitivity
+
+    X, s, truth = case_control(13, 0.5)
+    priors = [0.2, 0.4, 0.5, 0.6, 0.8]
+    table = prior_sensitivity(_TinyPU(), X, s, priors)
+    np.testing.assert_allclose(table.priors, priors)
+    n_u = int((s == 0).sum())
+    # _TinyPU labels the top `prior` share of U positive: the positive share of U is the prior (to one row)
+    np.testing.assert_allclose(table.positive_rate, priors, atol=1.0 / n_u + 1e-12)
+    for p, score in zip(priors, table.scores):  # Lee & Liu: recall^2 / P(predicted positive), by hand
+        pred = _TinyPU(prior=p).fit(X, s).predict(X)
+        assert score == pytest.approx(pred[s == 1].mean() ** 2 / pred.mean(), rel=1e-5)
+    assert table.scorer == "lee_liu" and len(table.rows()) == 5 and np.all(table.fit_time >= 0)
+    assert abs(table.best_prior() - truth) <= 0.11  # the Lee-Liu optimum sits near the true prior here
+    # a prior-dependent metric is evaluated at each fit's own prior; a callable scorer is used as is
+    acc = prior_sensitivity(_TinyPU(), X, s, [0.5], scorer="pu_accuracy")
+    assert 0.0 <= acc.scores[0] <= 1.0
+    calls = prior_sensitivity(_TinyPU(), X, s, [0.3, 0.7], scorer=lambda est, X_, s_: est.prior_)
+    np.testing.assert_allclose(calls.scores, [0.3, 0.7])
+
+
+def test_prior_sensitivity_bad_input_and_plot():
+    from pujax.prior import plot_prior_sensitivity, prior_sensitivity
+
+    X, s, _ = case_control(14, 0.5)
+    with pytest.raises(ValueError, match=r"priors\[1\]"):
+        prior_sensitivity(_TinyPU(), X, s, [0.5, 1.5])
+    with pytest.raises(TypeError, match="no 'prior' parameter"):
+        prior_sensitivity(LogisticRegression(), X, s, [0.5])
+    with pytest.raises(TypeError, match="scorer"):
+        prior_sensitivity(_TinyPU(), X, s, [0.5], scorer=3)
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    table = prior_sensitivity(_TinyPU(), X, s, [0.3, 0.5, 0.7])
+    est = PriorEstimate(prior=0.5, label_frequency=0.2, interval=(0.45, 0.55), method="bbe")
+    ax = plot_prior_sensitivity(table, estimate=est)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), table.scores)
+    np.testing.assert_allclose(ax.right_ax.lines[0].get_ydata(), table.positive_rate)
+    matplotlib.pyplot.close(ax.figure)

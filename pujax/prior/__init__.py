@@ -30,6 +30,9 @@ Score-based methods work on cross-fitted P-vs-U classifier scores
 (:mod:`pujax.prior._scores`). Intervals are percentile bootstraps computed in JAX over resamples of the held-out
 scores or rows; the classifier is not refitted per resample, so an interval reflects the sampling variability of the
 held-out part, not the bias of an imperfect classifier. It is widened, if needed, to contain the point estimate.
+
+:func:`prior_sensitivity` refits a PU estimator over a range of priors and scores each fit without negatives;
+:func:`plot_prior_sensitivity` draws the table.
 """
 from pujax.prior._common import (
     PriorEstimate,
@@ -44,6 +47,7 @@ from pujax.prior.dedpul import dedpul_estimate
 from pujax.prior.elkan_noto import elkan_noto_bootstrap, elkan_noto_estimates
 from pujax.prior.estimate import METHODS, estimate_prior
 from pujax.prior.km import km_estimate
+from pujax.prior.sensitivity import PriorSensitivity, plot_prior_sensitivity, prior_sensitivity
 from pujax.prior.tice import tice_label_frequency, tice_lower_bound
 
 __all__ = [
@@ -63,4 +67,7 @@ __all__ = [
     "case_control_to_censoring",
     "positive_fraction",
     "METHODS",
+    "prior_sensitivity",
+    "plot_prior_sensitivity",
+    "PriorSensitivity",
 ]
