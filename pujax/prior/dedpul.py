@@ -15,9 +15,9 @@ with a difference below 0.05 ("non-converge" estimate), combined by the rule of 
 :math:`\theta = 1 - \alpha`. No EM step on the classifier is used (the "dedpul" estimate, not "EM-DEDPUL").
 
 Implementation: the two densities are computed on a grid of 2048 points from linearly binned scores (binned KDE,
-the Gaussian kernel applied by FFT convolution) and interpolated; the unlabeled rows used as evaluation points are a random subsample of at most ``max_samples``;
-every step is a jit-compiled JAX function, and the bootstrap (held-out P and U scores resampled) runs the whole
-chain for all resamples in one batched program.
+the Gaussian kernel applied by FFT convolution) and interpolated; the unlabeled rows used as evaluation points are
+a random subsample of at most ``max_samples``; every step is a jit-compiled JAX function, and the bootstrap
+(held-out P and U scores resampled) runs the whole chain for all resamples in one batched program.
 """
 from __future__ import annotations
 

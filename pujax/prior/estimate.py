@@ -50,8 +50,8 @@ def _method_options(method, kwargs):
     return opts, interval
 
 
-def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: int | None = None, confidence: float = 0.95,
-                   random_state=None, **method_kwargs) -> PriorEstimate:
+def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: int | None = None,
+                   confidence: float = 0.95, random_state=None, **method_kwargs) -> PriorEstimate:
     """Estimate the case-control class prior of the unlabeled rows of ``(X, s)``.
 
     Returns the positive fraction of the population the ``s == 0`` rows are drawn from: the ``prior`` a pujax
