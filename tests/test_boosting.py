@@ -406,20 +406,32 @@ def test_duplicates_equal_sample_weight(toy):
         AdaPUClassifier(prior=prior).fit(X, s, sample_weight=w[:-1])
 
 
-def test_learning_rate_auto_picks_min_pu_risk(toy):
-    """"auto" = one fit per β of the grid, keep the smallest PU 0-1 risk on the training rows (ties: larger β).
-    Re-derived with independent fixed-β fits and pujax.metrics.pu_zero_one_risk (toy rows are distinct)."""
-    from pujax.boosting.adapu import LEARNING_RATES
+def test_learning_rate_auto_picks_min_cross_fitted_pu_risk(toy):
+    """"auto": for each β and each of 2 folds (stratified by s), a fit on the other rows; keep the β with the
+    smallest mean held-out PU 0-1 risk (ties: smaller β), refitted on all rows. Re-derived with separate functional
+    fits (held-out rows weighted 0) and pujax.metrics.pu_zero_one_risk on the held-out rows."""
+    from pujax.boosting.adapu import LEARNING_RATES, _fold_masks, adapu_candidates, adapu_fit
     from pujax.metrics import pu_zero_one_risk
+    from pujax.validation import as_key
 
     X, s, _, prior = toy
     auto = AdaPUClassifier(n_estimators=8, prior=prior, random_state=0).fit(X, s)
-    risks = {}
+    key = as_key(0)
+    masks = _fold_masks(key, np.asarray(s), np.ones(len(s), np.float32), 2)
+    assert np.all(masks.sum(axis=0) == 1)  # every row is held out exactly once
+    assert abs(s[masks[0] == 1].sum() - s[masks[1] == 1].sum()) <= 1  # stratified by s
+    cands = adapu_candidates(X)
+    risks = []
     for beta in LEARNING_RATES:
-        fixed = AdaPUClassifier(n_estimators=8, learning_rate=beta, prior=prior, random_state=0).fit(X, s)
-        risks[beta] = float(pu_zero_one_risk(s, fixed.predict(X), prior))
-        np.testing.assert_allclose(auto.learning_rate_risks_[LEARNING_RATES.index(beta)], risks[beta], atol=1e-6)
-    best = min(LEARNING_RATES, key=lambda b: (risks[b], -b))
+        r = 0.0
+        for m in masks:
+            model = adapu_fit(key, X, s, prior, beta, cands, sample_weight=m, n_estimators=8)
+            pred = np.asarray(adapu_decision_function(model, X)) > 0
+            held = m == 0
+            r += float(pu_zero_one_risk(s[held], pred[held].astype(int), prior)) / 2
+        risks.append(r)
+    np.testing.assert_allclose(auto.learning_rate_risks_, risks, atol=1e-6)
+    best = LEARNING_RATES[int(np.argmin(risks))]
     assert auto.learning_rate_ == best
     ref = AdaPUClassifier(n_estimators=8, learning_rate=best, prior=prior, random_state=0).fit(X, s)
     np.testing.assert_allclose(auto.decision_function(X), ref.decision_function(X), rtol=1e-6, atol=1e-6)

@@ -354,6 +354,53 @@ LEARNING_RATES = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
 """The β grid searched by ``AdaPUClassifier(learning_rate="auto")`` (the paper's §5.6.2 range)."""
 
 
+N_SELECTION_FOLDS = 2
+"""Folds of the cross-fitted risk that selects β for ``learning_rate="auto"``."""
+
+
+def _fold_masks(key, s, w, n_folds):
+    """Training-row masks ``(n_folds, n)`` of folds stratified by ``s`` over the rows with weight > 0."""
+    rng = np.random.default_rng(int(jax.random.randint(key, (), 0, 2**31 - 1)))
+    fold = np.full(s.shape[0], -1)
+    for label in (0, 1):
+        rows = np.flatnonzero((s == label) & (w > 0))
+        fold[rng.permutation(rows)] = np.arange(rows.size) % n_folds
+    return np.stack([(fold != f) & (fold >= 0) for f in range(n_folds)]).astype(w.dtype)
+
+
+def _select_learning_rate(key, Xj, sj, wj, sd, wd, prior, cands, per_set, T, k, verbose):
+    """Cross-fitted PU 0-1 risk of every β of ``LEARNING_RATES`` (mean over ``N_SELECTION_FOLDS`` folds).
+
+    Every (fold, β) pair is one fit on the fold's training rows -- the held-out rows get weight 0, which removes
+    them from the weights (:func:`adapu_init`) -- and all pairs run as one vmapped program on the full-size
+    arrays; the held-out rows of each fold then give an unbiased PU risk estimate (eq. (6), zero-one loss).
+    """
+    masks = _fold_masks(key, np.asarray(sd), np.asarray(wd), N_SELECTION_FOLDS)
+    betas = jnp.asarray(LEARNING_RATES, jnp.float32)
+    with progress(1, desc=f"Ada-PU: {len(LEARNING_RATES)} learning rates x {N_SELECTION_FOLDS} folds",
+                  verbose=verbose) as bar:
+        decisions = to_host(_selection_decisions(key, Xj, sj, prior, betas, per_set, cands, wj,
+                                                 jnp.asarray(masks), n_estimators=T, n_thresholds=k))
+        bar.update()
+    risks = np.zeros(len(LEARNING_RATES))
+    for f in range(N_SELECTION_FOLDS):
+        held_out = np.asarray(wd) * (1.0 - masks[f])
+        for i in range(len(LEARNING_RATES)):
+            risks[i] += _pu_zero_one_risk_weighted(sd, decisions[f, i] > 0, held_out, prior) / N_SELECTION_FOLDS
+    return risks
+
+
+@functools.partial(jax.jit, static_argnames=("n_estimators", "n_thresholds"))
+def _selection_decisions(key, X, s, prior, betas, per_set, candidates, w, masks, *, n_estimators, n_thresholds):
+    """Decision values ``(n_folds, len(betas), n)`` of the fits on each fold's training rows, for every β."""
+    def one(beta, mask):
+        model = _fit_jit(key, X, s, prior, beta, per_set, candidates, w * mask, n_estimators=n_estimators,
+                         n_thresholds=n_thresholds, threshold_range="paper")
+        return adapu_decision_function(model, X)
+
+    return jax.vmap(lambda m: jax.vmap(lambda b: one(b, m))(betas))(masks)
+
+
 def _pu_zero_one_risk_weighted(s, pred, w, prior):
     """Weighted unbiased PU 0-1 risk ``π P_P(ŷ=0) + P_U(ŷ=1) - π P_P(ŷ=1)`` (zero-weight padding rows ignored)."""
     s = np.asarray(s, np.float64)
@@ -380,10 +427,11 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         positive; ``n_estimators_`` is the number of rounds actually run.
     learning_rate : float or "auto", default "auto"
         ``β`` of Algorithm 2 / §5.6.2: every ``α_t`` is multiplied by it (the weights are updated with ``β α_t``).
-        The paper tunes it per data set (§5.6.2, Figure 5). ``"auto"`` does that without labels: one fit per value
-        of ``LEARNING_RATES`` (same random thresholds), keeping the β with the smallest unbiased PU estimate of the
-        0-1 risk on the training rows (eq. (6) with the zero-one loss; ties go to the larger β). It costs
-        ``len(LEARNING_RATES)`` fits (no recompilation: β is not a static argument). A float fixes β.
+        The paper tunes it per data set (§5.6.2, Figure 5). ``"auto"`` does that without labels: for every value of
+        ``LEARNING_RATES`` and each of ``N_SELECTION_FOLDS`` folds stratified by ``s``, a fit on the other rows;
+        the β with the smallest mean held-out unbiased PU estimate of the 0-1 risk (eq. (6) with the zero-one loss;
+        ties go to the smaller β) is refitted on all rows. The ``len(LEARNING_RATES) x N_SELECTION_FOLDS`` fits run
+        as one vmapped program (β is not a static argument). A float fixes β.
     prior : float in (0, 1) or "auto", default "auto"
         Class prior ``π = P(y = 1)`` of the unlabeled population.
     n_thresholds : int or "all", default 1
@@ -413,7 +461,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     learning_rate_ : float
         The β used (the selected one when ``learning_rate="auto"``).
     learning_rate_risks_ : ndarray of shape (len(LEARNING_RATES),) or None
-        For ``"auto"``: the PU 0-1 risk estimate on the training rows for each β of ``LEARNING_RATES``.
+        For ``"auto"``: the cross-fitted PU 0-1 risk estimate of each β of ``LEARNING_RATES``.
     feature_importances_ : ndarray of shape (n_features_in_,)
         Sum of ``α_t`` per feature, normalised to sum 1.
     prior_, classes_, n_features_in_, feature_names_in_ : as in every pujax estimator
@@ -528,16 +576,11 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
             return AdaPUModel(*[jnp.concatenate(f) for f in zip(*parts)])
 
         if lr == "auto":
-            risks, models = {}, {}
-            with progress(len(LEARNING_RATES), desc="Ada-PU learning rates", verbose=self.verbose) as bar:
-                for beta in LEARNING_RATES:
-                    models[beta] = fit_one(beta, False)
-                    pred = to_host(adapu_decision_function(models[beta], Xj)) > 0
-                    risks[beta] = _pu_zero_one_risk_weighted(sd, pred, wd, prior)
-                    bar.update()
-            lr = min(LEARNING_RATES, key=lambda b: (risks[b], -b))
-            model = models[lr]
-            self.learning_rate_risks_ = np.array([risks[b] for b in LEARNING_RATES], np.float64)
+            risks = _select_learning_rate(key, Xj, sj, wj, sd, wd, prior, cands, self.normalization == "per_set",
+                                          T, k, self.verbose)
+            lr = LEARNING_RATES[int(np.argmin(risks))]  # ties: the smaller beta (LEARNING_RATES is ascending)
+            model = fit_one(lr, self.verbose)
+            self.learning_rate_risks_ = risks
         else:
             model = fit_one(lr, self.verbose)
             self.learning_rate_risks_ = None
