@@ -13,7 +13,8 @@ Estimators (scikit-learn API, ``fit(X, s)`` with ``s`` = 1 for labeled positives
 * feature selection (Uchikoshi & Akimoto 2025): :class:`FSCPU` -- ``pujax.feature_selection``;
 * around any model (``pujax.meta``): :class:`ElkanNotoClassifier` (Elkan & Noto 2008),
   :class:`PUBaggingClassifier` (Mordelet & Vert 2014), :class:`TwoStepClassifier` (Liu et al. 2002, 2003),
-  :class:`NNPULinearClassifier` (linear uPU / nnPU risk, Kiryo et al. 2017);
+  :class:`NNPULinearClassifier` (linear uPU / nnPU risk, Kiryo et al. 2017), :class:`SAREMClassifier` and
+  :func:`scar_check` (labels selected at random, Bekker et al. 2019);
 * class-prior estimation: :func:`estimate_prior` -- ``pujax.prior``.
 
 Building blocks: ``pujax.risk`` (losses, uPU/nnPU risks, closed-form node risks), ``pujax.metrics``,
@@ -50,6 +51,9 @@ _ESTIMATORS = {
     "PUBaggingClassifier": "meta",
     "TwoStepClassifier": "meta",
     "NNPULinearClassifier": "meta",
+    "SAREMClassifier": "meta",
+    "scar_check": "meta",
+    "make_sar": "data",
     "estimate_prior": "prior",
     "PriorEstimate": "prior",
     "enable_compilation_cache": "compilation",

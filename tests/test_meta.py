@@ -41,6 +41,7 @@ def test_elkan_noto_label_frequency_on_real_sets(name, rows, data_dir):
 @pytest.mark.parametrize("method", ["e1", "e2", "e3"])
 def test_elkan_noto_c_matches_numpy_reference(method):
     X, y, s = _blobs()
+    X = X.astype(np.float64)  # the values the base models see
     clf = ElkanNotoClassifier(c_estimator=method, hold_out_ratio=0.25, random_state=3).fit(X, s)
     train, hold = stratified_hold_out(s.astype(np.int32), 0.25, np.random.RandomState(3))
     g = LogisticRegression(max_iter=1000).fit(X[train], s[train]).predict_proba(X[hold])[:, 1]
@@ -56,6 +57,7 @@ def test_elkan_noto_c_matches_numpy_reference(method):
 
 def test_elkan_noto_weighted_variant_matches_reference_and_beats_naive():
     X, y, s = _blobs(seed=1, c=0.3, shift=2.0)
+    X = X.astype(np.float64)  # the values the base models see
     clf = ElkanNotoClassifier(weighted=True, random_state=0).fit(X, s)
     g, c = clf.estimator_, clf.c_
     U = s == 0
@@ -95,6 +97,7 @@ def test_bagging_matches_hand_written_loop():
     from pujax.meta import PUBaggingClassifier
 
     X, y, s = _blobs(n=150, seed=4, shift=1.5)
+    X = X.astype(np.float64)  # base models see float64 rows
     clf = PUBaggingClassifier(n_estimators=7, max_samples=0.5, random_state=11).fit(X, s)
     seeds = np.random.RandomState(11).randint(np.iinfo(np.int32).max, size=7)
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
@@ -176,6 +179,7 @@ def test_two_step_spy_and_rocchio_match_hand_written_reference():
     from pujax.meta import TwoStepClassifier
 
     X, y, s = _blobs(n=300, seed=7, c=0.4, shift=2.0)
+    X = X.astype(np.float64)  # the values the base models see
     clf = TwoStepClassifier(negatives="spy", spy_ratio=0.2, noise_level=0.1, random_state=5).fit(X, s)
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     spies = np.random.RandomState(5).choice(P, size=int(round(0.2 * P.size)), replace=False)

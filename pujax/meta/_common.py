@@ -7,7 +7,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import has_fit_parameter
 
-__all__ = ["default_logistic", "check_base", "fit_base", "positive_proba", "stratified_hold_out"]
+__all__ = ["as_float64", "default_logistic", "check_base", "fit_base", "positive_proba", "stratified_hold_out"]
 
 
 def default_logistic() -> LogisticRegression:
@@ -26,9 +26,16 @@ def check_base(estimator, name: str = "estimator", *, proba: bool = True):
     return estimator
 
 
+def as_float64(X):
+    """Dense float32 data as float64 for scikit-learn base models: their float64 arithmetic gives the same
+    prediction for a row whatever the batch it comes in."""
+    return X.astype(np.float64) if isinstance(X, np.ndarray) and X.dtype == np.float32 else X
+
+
 def fit_base(estimator, X, y, sample_weight=None, name: str = "estimator"):
-    """Fit a clone of ``estimator`` on ``(X, y)``, passing ``sample_weight`` when given."""
+    """Fit a clone of ``estimator`` on ``(X, y)`` (float64), passing ``sample_weight`` when given."""
     model = clone(estimator)
+    X = as_float64(X)
     if sample_weight is None:
         return model.fit(X, y)
     if not has_fit_parameter(model, "sample_weight"):
@@ -39,7 +46,7 @@ def fit_base(estimator, X, y, sample_weight=None, name: str = "estimator"):
 
 def positive_proba(model, X) -> np.ndarray:
     """Probability of the class labelled 1 from a fitted classifier (0 where the model never saw class 1)."""
-    proba = np.asarray(model.predict_proba(X), dtype=np.float64)
+    proba = np.asarray(model.predict_proba(as_float64(X)), dtype=np.float64)
     classes = list(np.asarray(model.classes_).tolist())
     if 1 not in classes:
         return np.zeros(proba.shape[0])

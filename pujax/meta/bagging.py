@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import check_base, fit_base, positive_proba
+from pujax.meta._common import as_float64, check_base, fit_base, positive_proba
 from pujax.persistence import register_estimator
 from pujax.validation import check_bool, check_float, check_int
 
@@ -60,7 +60,7 @@ def _score(model, X) -> np.ndarray:
     """Positive-class probability, or the 0/1 vote of a model without ``predict_proba``."""
     if hasattr(model, "predict_proba"):
         return positive_proba(model, X)
-    return (np.asarray(model.predict(X)) == 1).astype(np.float64)
+    return (np.asarray(model.predict(as_float64(X))) == 1).astype(np.float64)
 
 
 def _fit_chunk(estimator, seeds, X, s, w, k, bootstrap):
