@@ -331,3 +331,46 @@ def test_deprecated_names_warn_and_map(pu_data):
     np.testing.assert_array_equal(old.decision_function(Xte), new.decision_function(Xte))
     with pytest.warns(FutureWarning, match="n_unl"):
         BaggingSVMClassifier(n_estimators=3, n_unl=40, random_state=0).fit(Xtr, s)
+
+
+# ---------------------------------------------------------------------------------------------------- devices
+_DEVICES_SCRIPT = r"""
+import json, sys
+import jax, numpy as np
+from pujax.data.synthetic import make_circle_data, make_label_noise_setting
+from pujax.svm import BaggingSVMClassifier, RESVMClassifier
+from pujax.svm import core
+X, y = make_circle_data(0, 300, 300)
+Xtr, s, _ = make_label_noise_setting(1, X, y, "pu", n_pos=40, n_unl=120, contamination=0.3)
+Xte, _ = make_circle_data(2, 500, 500)
+core._KERNEL_BUDGET = 4 * 128 * 128  # small blocks: several blocks, each split over the devices
+out = {"n_devices": jax.device_count()}
+for name, make in [("RESVM", lambda d: RESVMClassifier(13, n_pos=20, max_samples=60, random_state=0, devices=d)),
+                   ("BAG", lambda d: BaggingSVMClassifier(9, max_samples=50, random_state=1, devices=d, prior=0.4))]:
+    one, four = make(1).fit(Xtr, s), make(4).fit(Xtr, s)
+    out[name] = float(np.mean(one.predict(Xte) == four.predict(Xte)))
+    same = one.dual_coef_.shape == four.dual_coef_.shape
+    out[name + "_coef"] = float(np.max(np.abs(one.dual_coef_ - four.dual_coef_))) if same else 1e9
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_same_predictions_on_one_and_four_devices():
+    """Base models split over 4 forced CPU devices (shard_map) give the 1-device model (>= 99.9 % of predictions)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu",
+               PYTHONPATH=repo + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _DEVICES_SCRIPT], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=600)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and line, proc.stderr[-3000:]
+    out = json.loads(line[-1][7:])
+    assert out["n_devices"] == 4
+    for name in ("RESVM", "BAG"):
+        assert out[name] >= 0.999, out
+        assert out[name + "_coef"] < 1e-3, out

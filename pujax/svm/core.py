@@ -29,7 +29,7 @@ import numpy as np
 from jax.sharding import PartitionSpec
 
 from pujax.compilation import bucket_size, pad_rows
-from pujax.devices import AXIS, device_mesh, replicate, shard_rows
+from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
 from pujax.persistence import register_model
 from pujax.svm.kernels import KERNELS, kernel_block, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import EnsembleSpec, Problems, bagging_svm_spec, cwsvm_spec, draw_problems, in_bag, resvm_spec
@@ -186,7 +186,7 @@ def solve_problems(X, problems: Problems, *, kernel: str = "rbf", gamma=1.0, coe
         dtypes = (np.int32, dtype, dtype, dtype, dtype)
         args = shard_rows(mesh, *(a.astype(t) for a, t in zip(part, dtypes)))
         res = _solve_block(Xd, *args, tol, kernel=kernel, degree=int(degree), max_iter=int(max_iter), mesh=mesh)
-        outs.append([np.asarray(r)[:m] for r in res])
+        outs.append([to_host(r)[:m] for r in res])
     return SolveResult(*(np.concatenate(col) for col in zip(*outs)))
 
 
