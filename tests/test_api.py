@@ -29,12 +29,12 @@ def test_estimator_conventions(name):
 
 def test_demo_runs_and_tuned_resvm_beats_chance():
     """``python -m pujax`` on breast cancer (bundled with scikit-learn), RESVM only: a row per method with sane
-    metrics; the pu_score-tuned RESVM is well above the majority-class accuracy of the test rows."""
+    metrics; the pu_score-tuned RESVM, thresholded at the known prior, is well above its majority vote (78.9 %)."""
     from pujax.__main__ import run
 
     lines = []
     rows = run(["breast_cancer"], seed=0, only=["RESVM"], stream=lines.append)
     assert [r[1] for r in rows] == ["RESVM (Claesen+15)"]
     _, _, acc, f1, auc, fit_s = rows[0]
-    assert acc > 0.75 and f1 > 0.75 and auc > 0.9 and fit_s > 0
+    assert acc > 0.85 and f1 > 0.85 and auc > 0.95 and fit_s > 0
     assert any("RESVM" in line for line in lines)
