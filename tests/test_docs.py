@@ -72,3 +72,11 @@ def test_every_estimator_docstring_has_the_numpydoc_sections():
         missing += [f"{cls.__name__}: {section}" for section in ("Parameters", "Attributes", "References", "Examples")
                     if f"{section}\n{'-' * len(section)}" not in doc]
     assert not missing, "estimator docstrings without a numpydoc section:\n" + "\n".join(missing)
+
+
+def test_readme_and_docs_state_facts():
+    """README and docs/ carry no run times or history (history: CHANGELOG.md; figures: benchmarks/results/)."""
+    found = []
+    for path in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]:
+        found += [f"{path.relative_to(REPO)}: {m.group(0)!r}" for m in _HISTORY_OR_TIMING.finditer(path.read_text())]
+    assert not found, "run times or history in the docs:\n" + "\n".join(found)
