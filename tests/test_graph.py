@@ -353,3 +353,56 @@ def test_two_hnc_weights_max_samples_validation():
         TwoHNC(prior=0.6, feature_weights=None, weights_max_samples=1, lambdas=np.linspace(0, 0.5, 16)).fit(X, s)
     assert TwoHNC(weights_max_samples="auto")._weights_rows(30000) == 10000
     assert TwoHNC(weights_max_samples=None)._weights_rows(30000) == 30000
+
+
+def blobs(seed, n_pos=40, n_neg=30, d=3, n_lab=16):
+    """Two Gaussian blobs in d dimensions (float64), the first ``n_lab`` positives labeled; plus test rows."""
+    rng = np.random.default_rng(seed)
+    centre = np.r_[1.5, np.zeros(d - 1)]
+    X = np.vstack([rng.normal(size=(n_pos, d)) + centre, rng.normal(size=(n_neg, d)) - centre])
+    y = np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
+    s = np.zeros(y.size, int)
+    s[:n_lab] = 1
+    Xt = np.vstack([rng.normal(size=(30, d)) + centre, rng.normal(size=(30, d)) - centre])
+    return X, y, s, Xt
+
+
+@pytest.mark.parametrize("feature_weights", ["puet", None])
+def test_two_hnc_constant_and_duplicated_features_change_nothing(feature_weights):
+    """A constant, an all-zero or a duplicated column gets weight 0 / shares its copy's weight: the weighted
+    rows, the kNN graph and hence every partition are those of the original data (compared exactly)."""
+    X, y, s, Xt = blobs(0)
+    kw = dict(prior=float(y.mean()), n_neighbors=5, feature_weights=feature_weights,
+              lambdas=np.linspace(0, 0.5, 16), random_state=0)
+    ref = TwoHNC(**kw).fit(X, s)
+    assert (ref.transductive_labels_ == y).mean() >= 0.8
+    variants = {"constant": (np.c_[X, np.full(len(X), 7.5)], np.c_[Xt, np.full(len(Xt), 7.5)], [3]),
+                "zero": (np.c_[np.zeros(len(X)), X], np.c_[np.zeros(len(Xt)), Xt], [0]),
+                "duplicate": (np.c_[X, X[:, 1]], np.c_[Xt, Xt[:, 1]], [])}
+    for name, (Xv, Xtv, const) in variants.items():
+        m = TwoHNC(**kw).fit(Xv, s)
+        np.testing.assert_array_equal(m.transductive_labels_, ref.transductive_labels_, err_msg=name)
+        np.testing.assert_array_equal(m.X_fit_, ref.X_fit_, err_msg=name)
+        np.testing.assert_array_equal(m.predict(Xtv), ref.predict(Xt), err_msg=name)
+        assert np.all(m.feature_weights_[const] == 0), name
+        # the distance weights of the original features are unchanged (a copy shares its feature's weight)
+        dw = m.distance_weights_
+        orig = np.delete(dw, const) if const else np.r_[dw[:1], dw[1] + dw[3], dw[2]]
+        np.testing.assert_allclose(orig, ref.distance_weights_, rtol=1e-12, err_msg=name)
+        if name == "duplicate":
+            assert dw[1] == dw[3]
+
+
+def test_two_hnc_scale_and_offset_invariance():
+    """Predictions on a X + b equal those on X (>= 99 % of rows) over a in [1e-6, 1e6], b in [-1e7, 1e7]
+    (float64 input is centred in float64); every score is finite."""
+    X, y, s, Xt = blobs(1, d=4)
+    kw = dict(prior=float(y.mean()), n_neighbors=(5, 10), lambdas=np.linspace(0, 0.5, 16), random_state=0)
+    ref = TwoHNC(**kw).fit(X, s)
+    base_t, base_p = ref.transductive_labels_, ref.predict(Xt)
+    for a, b in itertools.product([1e-6, 1e6], [-1e7, 0.0, 1e7]):
+        m = TwoHNC(**kw).fit(a * X + b, s)
+        agree_t = (m.transductive_labels_ == base_t).mean()
+        agree_p = (m.predict(a * Xt + b) == base_p).mean()
+        assert agree_t >= 0.99 and agree_p >= 0.99, (a, b, agree_t, agree_p)
+        assert np.all(np.isfinite(m.decision_function(a * Xt + b)))

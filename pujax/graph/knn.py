@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["knn_search", "NeighborGraph", "neighbor_lists", "knn_graph", "gaussian_weights"]
+__all__ = ["knn_search", "knn_query", "NeighborGraph", "neighbor_lists", "knn_graph", "gaussian_weights"]
 
 _TILE_ELEMENTS = 1 << 24  # distance entries per tile (64 MiB of float32)
 
@@ -36,7 +36,7 @@ def _knn_tile(Q, q_index, X, sq_norms, k):
     return idx.astype(jnp.int32), -neg
 
 
-def knn_search(X, n_neighbors: int, feature_weights=None, tile_size: int | None = None):
+def knn_search(X, n_neighbors: int, feature_weights=None, tile_size: int | None = None, devices=None):
     """Exact k nearest neighbours of every row of ``X`` among the other rows (weighted Euclidean distance).
 
     Parameters
@@ -83,6 +83,23 @@ def knn_search(X, n_neighbors: int, feature_weights=None, tile_size: int | None 
     idx = jnp.concatenate(out_i)[:n]
     d2 = jnp.concatenate(out_d)[:n]
     return idx, d2
+
+
+def knn_query(Q, X, n_neighbors: int):
+    """Exact ``n_neighbors`` nearest rows of ``X`` for every row of ``Q`` (squared Euclidean distance; no row is
+    excluded). Returns ``(indices int32 (m, k), squared distances (m, k))``, nearest first."""
+    X = jnp.asarray(X)
+    Q = jnp.asarray(Q, X.dtype)
+    k = int(n_neighbors)
+    sq = jnp.sum(X * X, axis=1)
+    tile = max(1, min(Q.shape[0], _TILE_ELEMENTS // max(X.shape[0], 1)))
+    out_i, out_d = [], []
+    for start in range(0, Q.shape[0], tile):
+        q = Q[start:start + tile]
+        i, d = _knn_tile(q, jnp.full((q.shape[0],), -1, jnp.int32), X, sq, k)
+        out_i.append(i)
+        out_d.append(d)
+    return jnp.concatenate(out_i), jnp.concatenate(out_d)
 
 
 def gaussian_weights(sq_dist, sigma):

@@ -1,0 +1,367 @@
+"""Functional core of 2-HNC (Hochbaum & Nitayanont): a fitted :class:`HNCModel` and pure functions.
+
+``hnc_fit(key, X, s, prior, ...) -> HNCModel`` runs the whole method (module :mod:`pujax.graph.hnc` describes it
+step by step); ``hnc_decision(model, X)`` and ``hnc_predict(model, X)`` place unseen points. The functions take
+validated arrays (``X`` float, ``s`` in {0, 1}, ``prior`` in (0, 1)) and never touch an estimator.
+
+Steps of :func:`hnc_fit`, each a function here:
+
+1. :func:`hnc_standardize` -- centre and scale every feature in float64 (zero-variance features keep scale 1).
+2. :func:`distinct_features` and :func:`spread_weights` -- feature weights ``rho`` are computed on the distinct
+   non-constant features only; a constant feature gets weight 0 and the copies of a duplicated feature share one
+   weight, so neither changes the distance (hence the kNN graph).
+3. :func:`pujax.graph.knn.knn_search` on the weighted features (rows split across ``devices``).
+4. Per k: :func:`_similarity_graph`, stage 1 (:func:`_stage1`, HNC- with L+ contracted into the source, SelectNeg),
+   stage 2 (:func:`_stage2`, HNC+ with L+ and LN contracted), :func:`_closest_partition`.
+5. :func:`_select_k` -- the paper's 2 % rule over k.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pujax.graph.knn import knn_query, knn_search, neighbor_lists
+from pujax.graph.parametric import parametric_min_cut
+from pujax.progress import progress
+
+__all__ = ["HNCModel", "hnc_fit", "hnc_decision", "hnc_predict", "hnc_standardize", "distinct_features",
+           "spread_weights", "default_lambdas"]
+
+
+def default_lambdas() -> np.ndarray:
+    """The paper's grid lambda = 0, 0.001, ..., 0.5 (501 values, §5.1)."""
+    return np.round(np.arange(501) * 0.001, 3)
+
+
+class HNCModel(NamedTuple):
+    """A fitted 2-HNC model (plain arrays and numbers; a pytree).
+
+    mean, scale: float64 (H,), the standardisation; distance_weights: (H,), the factors of the squared distance;
+    feature_weights: (H,), rho (0 for a constant feature; copies of a feature share one weight; sum = m, the
+    number of distinct non-constant features); columns: int64 (m,), one column of each of those features;
+    column_weights: (m,), their total distance weights; X_fit: float32 (n, m), the weighted standardised
+    training rows on those columns; labels: int64 (n,), the selected partition (1 = positive side);
+    labeled: bool (n,);
+    n_neighbors, sigma, lam, stage, positive_fraction: the selected partition; lambdas: (L,) the grid;
+    first_sink: int64 (n,), stage-1 lambda index at which a row joins the sink set (L if never);
+    ranking: int64, unlabeled rows in SelectNeg order; likely_negatives: int64, LN; path_fractions: (2, L)
+    positive fraction of every partition of both stages (NaN: stage 2 had no free node); candidate_k,
+    candidate_fractions: the k tried and the fraction of each one's best partition.
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+    distance_weights: np.ndarray
+    feature_weights: np.ndarray
+    columns: np.ndarray
+    column_weights: np.ndarray
+    X_fit: np.ndarray
+    labels: np.ndarray
+    labeled: np.ndarray
+    n_neighbors: int
+    sigma: float
+    lam: float
+    stage: int
+    positive_fraction: float
+    lambdas: np.ndarray
+    first_sink: np.ndarray
+    ranking: np.ndarray
+    likely_negatives: np.ndarray
+    path_fractions: np.ndarray
+    candidate_k: np.ndarray
+    candidate_fractions: np.ndarray
+
+
+HNC_MODEL_SCHEMA = {
+    "mean": "f[n_features_in_]", "scale": "f[n_features_in_]", "distance_weights": "f[n_features_in_]",
+    "feature_weights": "f[n_features_in_]", "columns": "i[n_columns]", "column_weights": "f[n_columns]",
+    "X_fit": "f[n_samples,n_columns]", "labels": "i[n_samples]",
+    "labeled": "b[n_samples]", "n_neighbors": "int", "sigma": "float", "lam": "float", "stage": "int",
+    "positive_fraction": "float", "lambdas": "f[n_lambdas]", "first_sink": "i[n_samples]", "ranking": "i[*]",
+    "likely_negatives": "i[*]", "path_fractions": "f[2,n_lambdas]", "candidate_k": "i[n_candidates]",
+    "candidate_fractions": "f[n_candidates]",
+}
+
+
+# ------------------------------------------------------------------------------------------------ features
+def hnc_standardize(X, standardize: bool = True):
+    """``(mean, scale, Z)``: statistics in float64 (a zero-variance feature keeps scale 1) and the float32
+    standardised rows ``Z = (X - mean) / scale`` (computed in float64, so an offset of ``X`` cancels exactly)."""
+    X = np.asarray(X)
+    H = X.shape[1]
+    if standardize:  # statistics in the input's precision (float64 input: float64), stored as float64
+        mean = X.mean(axis=0).astype(np.float64)
+        scale = X.std(axis=0).astype(np.float64)
+        scale[~(scale > 0)] = 1.0
+    else:
+        mean, scale = np.zeros(H), np.ones(H)
+    return mean, scale, ((X - mean) / scale).astype(np.float32)
+
+
+def distinct_features(Z) -> tuple[np.ndarray, np.ndarray]:
+    """``(representative, group)``: ``representative`` lists one column of each distinct non-constant feature
+    (its first occurrence), ``group[h]`` the position of column h in that list (-1 for a constant column)."""
+    Z = np.asarray(Z)
+    H = Z.shape[1]
+    group = -np.ones(H, np.int64)
+    if Z.shape[0] == 0:
+        return np.zeros(0, np.int64), group
+    varying = np.any(Z != Z[:1], axis=0)
+    cols = np.flatnonzero(varying)
+    if cols.size == 0:
+        return cols.astype(np.int64), group
+    _, first, inverse = np.unique(np.ascontiguousarray(Z[:, cols].T), axis=0, return_index=True,
+                                  return_inverse=True)
+    order = np.argsort(first)  # representatives in column order
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    group[cols] = rank[np.asarray(inverse).reshape(-1)]
+    return cols[np.sort(first)].astype(np.int64), group
+
+
+def spread_weights(rho_distinct, group) -> np.ndarray:
+    """Weights of every column from the weights of the distinct features: 0 for a constant column, the weight of a
+    feature divided equally among its copies (so the weighted distance is that of the distinct features)."""
+    rho_distinct = np.asarray(rho_distinct, dtype=np.float64)
+    group = np.asarray(group)
+    out = np.zeros(group.size)
+    used = group >= 0
+    copies = np.bincount(group[used], minlength=rho_distinct.size)
+    out[used] = rho_distinct[group[used]] / copies[group[used]]
+    return out
+
+
+def _feature_weights(Z, s, prior, seed, feature_weights):
+    """``(columns, group, weights)``: the distinct non-constant columns of Z (:func:`distinct_features`) and rho
+    over all H columns.
+
+    rho is computed on those columns only -- ``None``: 1 each; a callable ``(Z, s, prior, seed) -> weights``:
+    called on ``Z[:, columns]``; an array (H,): the user's weights of those columns -- scaled to sum to their
+    number, and spread with :func:`spread_weights` (0 for a constant column, copies share one weight)."""
+    columns, group = distinct_features(Z)
+    m = columns.size
+    if m == 0:
+        return columns, group, np.zeros(Z.shape[1])
+    if feature_weights is None:
+        rho = np.ones(m)
+    elif callable(feature_weights):
+        rho = np.asarray(feature_weights(Z[:, columns], s, prior, seed), dtype=np.float64).reshape(-1)
+    else:  # the user's weights: the copies of a feature add up
+        used = group >= 0
+        rho = np.bincount(group[used], weights=np.asarray(feature_weights, np.float64)[used], minlength=m)
+    rho = np.maximum(rho, 0.0)
+    total = rho.sum()
+    rho = rho * (m / total) if total > 0 else np.ones(m)
+    return columns, group, spread_weights(rho, group)
+
+
+# ------------------------------------------------------------------------------------------------ stages
+def _column_weights(group, dw, m):
+    """Total distance weight of each distinct feature (the weights of its copies added)."""
+    used = group >= 0
+    return np.bincount(group[used], weights=dw[used], minlength=m)
+
+
+def _weighted_rows(Z, columns, column_weights):
+    """``Z[:, columns]`` times the square root of each column's weight, float32: the rows whose Euclidean
+    distances are the weighted distances of 2-HNC."""
+    return (np.asarray(Z)[:, columns] * np.sqrt(column_weights)[None, :]).astype(np.float32)
+
+
+def _similarity_graph(idx, d2, sigma):
+    """Symmetric kNN graph (§4.2.3) with Gaussian weights: deduplicated edges and the weighted degrees."""
+    n = idx.shape[0]
+    w = np.exp(-d2 / (2.0 * sigma**2))
+    rows = np.repeat(np.arange(n), idx.shape[1])
+    g = neighbor_lists(rows, idx.reshape(-1), w.reshape(-1), n, merge="max")
+    deg = np.zeros(n)
+    np.add.at(deg, g.edges_i, g.edges_w)
+    np.add.at(deg, g.edges_j, g.edges_w)
+    return g.edges_i, g.edges_j, g.edges_w, deg
+
+
+def _contract(ei, ej, ew, labeled):
+    """Stage network on the unlabeled nodes: edges among them and each one's weight to the contracted L+."""
+    n = labeled.size
+    free = ~labeled
+    nodes = np.flatnonzero(free)
+    pos = -np.ones(n, np.int64)
+    pos[nodes] = np.arange(nodes.size)
+    to_pos = np.zeros(n)
+    for a, b in ((ei, ej), (ej, ei)):
+        m = free[a] & labeled[b]
+        np.add.at(to_pos, a[m], ew[m])
+    keep = free[ei] & free[ej]
+    return nodes, pos[ei[keep]], pos[ej[keep]], ew[keep], to_pos[nodes]
+
+
+def _stage1(net, deg, lam, tie, n_ln, cut_kw):
+    """HNC- (Lemma 4.1 (5)): c(s, i) = sum_{L+} w, c(i, t) = lambda d_i; SelectNeg order and LN."""
+    nodes, i1, j1, w1, a_s1 = net
+    zeros = np.zeros(nodes.size)
+    cut = parametric_min_cut(i1, j1, w1, (a_s1, zeros), (zeros, deg[nodes]), lam, **cut_kw)
+    src = cut.source_sets  # [L, |U|]
+    fs = np.where(~src[0], 0, cut.first_change)  # on the sink side already at lambda_0: index 0
+    order = np.lexsort((tie[nodes], fs))
+    ranking = nodes[order]
+    return src, fs, ranking, np.sort(ranking[:n_ln])
+
+
+def _stage2(net, deg, lam, ln, n, cut_kw):
+    """HNC+ (Lemma 4.1 (4)): c(s, i) = sum_{L+} w + lambda d_i, c(i, t) = sum_{LN} w; None if no free node.
+
+    Solved on the stage-1 node set (same shapes, one compiled program): an LN node keeps no source arc and gets
+    a sink arc larger than all its edges, so it is on the sink side of every minimum cut; the edges between free
+    nodes and LN carry the term sum_{q in LN} w_iq."""
+    nodes, i1, j1, w1, a_s1 = net
+    is_ln = np.zeros(n, bool)
+    is_ln[ln] = True
+    ln_loc = is_ln[nodes]
+    if not (~ln_loc).any():
+        return None
+    inner = np.zeros(nodes.size)
+    np.add.at(inner, i1, w1)
+    np.add.at(inner, j1, w1)
+    a_s2 = np.where(ln_loc, 0.0, a_s1)
+    b_s2 = np.where(ln_loc, 0.0, deg[nodes])
+    a_t2 = np.where(ln_loc, inner + 1.0, 0.0)
+    cut = parametric_min_cut(i1, j1, w1, (a_s2, b_s2), (a_t2, np.zeros(nodes.size)), lam, **cut_kw)
+    return cut.source_sets & ~ln_loc[None, :]
+
+
+def _closest_partition(cands, prior):
+    """Among (fractions, source_sets, stage) candidates: the partition whose fraction is closest to pi."""
+    best = None
+    for fr, src, stage in cands:
+        q = int(np.argmin(np.abs(np.asarray(fr) - prior)))
+        if best is None or abs(fr[q] - prior) < abs(best[0] - prior):
+            best = (float(fr[q]), src[q], stage, q)
+    return best
+
+
+def _fit_k(idx, d2, sigma, labeled, n_ln, tie, lam, prior, cut_kw, bar):
+    """Both stages for one k; returns the best partition and the diagnostics of stage 1."""
+    n = labeled.size
+    nL = int(labeled.sum())
+    ei, ej, ew, deg = _similarity_graph(idx, d2, sigma)
+    net = _contract(ei, ej, ew, labeled)
+    nodes = net[0]
+    src1, fs, ranking, ln = _stage1(net, deg, lam, tie, n_ln, cut_kw)
+    bar.update()
+    first_sink = np.full(n, lam.size, np.int64)
+    first_sink[nodes] = fs
+    cands = [((nL + src1.sum(axis=1)) / n, src1, 1)]
+    src2 = _stage2(net, deg, lam, ln, n, cut_kw)
+    if src2 is not None:
+        cands.append(((nL + src2.sum(axis=1)) / n, src2, 2))
+    bar.update()
+    frac, side, stage, q = _closest_partition(cands, prior)
+    path = np.full((2, lam.size), np.nan)
+    for fr, _, st in cands:
+        path[st - 1] = fr
+    labels = labeled.astype(np.int64)
+    labels[nodes] = side.astype(np.int64)
+    return {"fraction": frac, "labels": labels, "stage": stage, "lambda": float(lam[q]), "first_sink": first_sink,
+            "ranking": ranking.astype(np.int64), "ln": ln.astype(np.int64), "path": path}
+
+
+def _select_k(per_k, prior, tol):
+    """§5.2: the largest k whose partition is within ``tol`` of pi, else the closest."""
+    fr = [r["fraction"] for _, r in per_k]
+    within = [i for i, f in enumerate(fr) if abs(f - prior) <= tol + 1e-12]
+    if within:
+        return max(within, key=lambda i: per_k[i][0])
+    return int(np.argmin(np.abs(np.asarray(fr) - prior)))
+
+
+# ------------------------------------------------------------------------------------------------ fit
+def _seed(key) -> int:
+    """The one host seed of a fit (SelectNeg's tie-breaking and the feature-weight model)."""
+    return int(jax.random.randint(key, (), 0, 2**31 - 1))
+
+
+def hnc_fit(key, X, s, prior, *, n_neighbors=(5, 10, 15), sigma=0.75,
+            feature_weights: None | np.ndarray | Callable = None, lambdas=None, ln_size="paper", k_tolerance=0.02,
+            standardize=True, normalize_distance=True, cut_method="bisect", n_lanes=1, devices=None,
+            verbose=False) -> HNCModel:
+    """Fit 2-HNC on PU data (rows with ``s == 1`` are L+, the others U); return an :class:`HNCModel`.
+
+    ``n_neighbors``: the k values tried (each ``< n``); ``feature_weights``: None (unweighted), an array (H,) or
+    a callable ``(Z, s, prior, seed) -> weights`` called on the distinct non-constant standardised features;
+    ``ln_size``: ``"paper"`` (|LN| = (1 - pi) / pi |L+|) or ``"labeled"`` (|LN| = |L+|); ``devices``: where the
+    kNN row blocks and the lambda lanes of the cuts run (:func:`pujax.devices.resolve_devices`). Hyper-parameters
+    are described in :class:`pujax.graph.TwoHNC`.
+    """
+    s = np.asarray(s).astype(np.int64)
+    n, H = np.shape(X)
+    ks = tuple(sorted(set(int(k) for k in np.atleast_1d(n_neighbors))))
+    lam = default_lambdas() if lambdas is None else np.asarray(lambdas, np.float64).reshape(-1)
+    seed = _seed(key)
+    rng = np.random.default_rng(seed)
+    mean, scale, Z = hnc_standardize(X, standardize)
+    columns, group, rho = _feature_weights(Z, s, prior, seed, feature_weights)
+    # squared distance sum_h dw_h (z_h - z'_h)^2 (§5.3), over the distinct non-constant features (rho sums to
+    # their number m; normalize_distance divides by m); X_fit holds those columns with their total weight
+    dw = rho / max(columns.size, 1) if normalize_distance else rho
+    cw = _column_weights(group, dw, columns.size)
+    Zw = _weighted_rows(Z, columns, cw)
+    labeled = s == 1
+    nL = int(labeled.sum())
+    n_u = n - nL
+    n_ln = int(round((1 - prior) / prior * nL)) if ln_size == "paper" else nL
+    n_ln = int(min(max(n_ln, 0), n_u))
+    tie = rng.random(n)
+    kmax = max(ks)
+    idx, d2 = knn_search(Zw, kmax, devices=devices)
+    idx, d2 = np.asarray(idx), np.asarray(d2, dtype=np.float64)
+    # one neighbour-list width for every k, so that all parametric cuts share one compiled program
+    min_width = int(np.bincount(np.concatenate([np.repeat(np.arange(n), kmax), idx.reshape(-1)]), minlength=n).max())
+    cut_kw = {"n_lanes": n_lanes, "method": cut_method, "min_width": min_width}
+    per_k = []
+    with progress(2 * len(ks), "2-HNC", verbose) as bar:
+        for k in ks:
+            per_k.append((k, _fit_k(idx[:, :k], d2[:, :k], sigma, labeled, n_ln, tie, lam, prior, cut_kw, bar)))
+    k, best = per_k[_select_k(per_k, prior, k_tolerance)]
+    return HNCModel(
+        mean=mean, scale=scale, distance_weights=dw, feature_weights=rho, columns=columns, column_weights=cw,
+        X_fit=Zw, labels=best["labels"], labeled=labeled, n_neighbors=int(k), sigma=float(sigma), lam=best["lambda"],
+        stage=int(best["stage"]),
+        positive_fraction=best["fraction"], lambdas=lam, first_sink=best["first_sink"], ranking=best["ranking"],
+        likely_negatives=best["ln"], path_fractions=best["path"],
+        candidate_k=np.array([kk for kk, _ in per_k], np.int64),
+        candidate_fractions=np.array([r["fraction"] for _, r in per_k], np.float64))
+
+
+# ------------------------------------------------------------------------------------------------ predict
+def hnc_costs(model: HNCModel, X):
+    """``(cost_pos, cost_neg, d_x)`` of placing each row of X on either side of the selected partition (§1): x is
+    joined to its ``n_neighbors`` nearest training rows with the Gaussian weights of the fit."""
+    Z = (np.asarray(X)[:, model.columns] - model.mean[model.columns]) / model.scale[model.columns]
+    Zw = (Z * np.sqrt(model.column_weights)[None, :]).astype(np.float32)
+    idx, d2 = knn_query(jnp.asarray(Zw), jnp.asarray(model.X_fit), int(model.n_neighbors))
+    idx, d2 = np.asarray(idx), np.asarray(d2, dtype=np.float64)
+    w = np.exp(-d2 / (2.0 * model.sigma**2))
+    pos = np.asarray(model.labels)[idx] == 1
+    to_pos = (w * pos).sum(axis=1)
+    to_neg = (w * ~pos).sum(axis=1)
+    dx = w.sum(axis=1)
+    if model.stage == 1:  # HNC-: x in S pays its cut edges to S-bar plus lambda d_x on its sink arc
+        return to_neg + model.lam * dx, to_pos, dx
+    return to_neg, to_pos + model.lam * dx, dx  # HNC+: x in S-bar pays lambda d_x on its source arc
+
+
+def hnc_decision(model: HNCModel, X) -> np.ndarray:
+    """Normalised objective change ``(cost(x in S-bar) - cost(x in S)) / ((1 + lambda) d_x)`` in [-1, 1]; > 0:
+    the positive side increases the objective less (0 for a point with no similarity to the training rows)."""
+    cp, cn, dx = hnc_costs(model, X)
+    denom = (1.0 + model.lam) * np.maximum(dx, 1e-300)
+    return np.where(dx > 0, (cn - cp) / denom, 0.0)
+
+
+def hnc_predict(model: HNCModel, X) -> np.ndarray:
+    """Inductive labels (int64, 1 = positive): the side that changes the objective least; ties go positive."""
+    return (hnc_decision(model, X) >= 0).astype(np.int64)
