@@ -406,3 +406,77 @@ def test_two_hnc_scale_and_offset_invariance():
         agree_p = (m.predict(a * Xt + b) == base_p).mean()
         assert agree_t >= 0.99 and agree_p >= 0.99, (a, b, agree_t, agree_p)
         assert np.all(np.isfinite(m.decision_function(a * Xt + b)))
+
+
+def test_two_hnc_refit_in_the_same_bucket_compiles_nothing():
+    """A refit on fewer rows of the same size bucket (505 -> 450 rows), and predict on another batch size of the
+    same bucket, reuse the compiled kNN and cut programs."""
+    from pujax.compilation import count_compilations
+
+    X, y, s, Xt = blobs(3, n_pos=300, n_neg=205, d=5, n_lab=50)
+    m = TwoHNC(prior=float(y.mean()), feature_weights=None, random_state=0).fit(X, s)
+    m.predict(Xt)
+    keep = np.r_[np.arange(45), np.arange(50, 455)]
+    with count_compilations() as c:
+        m.fit(X[keep], s[keep])
+        m.predict(Xt[:58])
+    assert c.count == 0, c
+    fresh = TwoHNC(prior=float(y.mean()), feature_weights=None, random_state=0).fit(X[keep], s[keep])
+    np.testing.assert_array_equal(m.transductive_labels_, fresh.transductive_labels_)
+
+
+_DEVICES_CHILD = r"""
+import json, sys
+import numpy as np
+import jax
+assert len(jax.devices()) == 4, jax.devices()
+sys.path.insert(0, sys.argv[1])
+from test_graph import blobs, random_network
+from pujax.graph import TwoHNC, knn_search, parametric_min_cut
+out = {}
+X, y, s, Xt = blobs(4, n_pos=150, n_neg=110, d=4, n_lab=40)
+for dev in (1, 4):
+    idx, d2 = knn_search(X.astype(np.float32), 7, devices=dev)
+    m = TwoHNC(prior=float(y.mean()), n_neighbors=(5, 10), lambdas=np.linspace(0, 0.5, 64), feature_weights=None,
+               random_state=0, devices=dev).fit(X, s)
+    rng = np.random.default_rng(0)
+    i, j, w, a_s, a_t, b = random_network(rng, 40, p=0.15)
+    cuts = [parametric_min_cut(i, j, w, (a_s, np.zeros(40)), (a_t, b), np.arange(16.0), scale=1, method=meth,
+                               n_lanes=lanes, devices=dev)
+            for meth, lanes in (("bisect", 1), ("sweep", 2))]
+    out[dev] = {"idx": np.asarray(idx).tolist(), "d2": np.asarray(d2).tolist(),
+                "labels": m.transductive_labels_.tolist(), "pred": m.predict(Xt).tolist(),
+                "sets": [c.source_sets.tolist() for c in cuts], "values": [c.cut_values.tolist() for c in cuts]}
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_devices_one_and_four_give_identical_cuts():
+    """kNN row blocks and lambda lanes split across 4 forced CPU devices give bitwise the kNN lists, cuts and
+    partitions of one device (fresh process with --xla_force_host_platform_device_count=4)."""
+    import json
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    here = pathlib.Path(__file__).resolve().parent
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu",
+               PYTHONPATH=os.pathsep.join([str(here.parent), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", _DEVICES_CHILD, str(here)], capture_output=True, text=True,
+                          env=env, timeout=600)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and line, proc.stderr[-2000:]
+    out = json.loads(line[-1][7:])
+    one, four = out["1"], out["4"]
+    for key in ("idx", "d2", "labels", "pred", "sets", "values"):
+        assert one[key] == four[key], key
+    # the cuts also match the scipy oracle (lane splitting keeps them exact)
+    rng = np.random.default_rng(0)
+    i, j, w, a_s, a_t, b = random_network(rng, 40, p=0.15)
+    for q in (0, 7, 15):
+        cs, ct = caps_at(a_s, 0 * b, a_t, b, float(q))
+        value, source = scipy_cut(i, j, w, cs, ct)
+        for sets, values in zip(four["sets"], four["values"]):
+            assert values[q] == value
+            np.testing.assert_array_equal(np.asarray(sets[q]), source)

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from pujax.graph.knn import knn_query, knn_search, neighbor_lists
@@ -318,9 +317,11 @@ def hnc_fit(key, X, s, prior, *, n_neighbors=(5, 10, 15), sigma=0.75,
     kmax = max(ks)
     idx, d2 = knn_search(Zw, kmax, devices=devices)
     idx, d2 = np.asarray(idx), np.asarray(d2, dtype=np.float64)
-    # one neighbour-list width for every k, so that all parametric cuts share one compiled program
-    min_width = int(np.bincount(np.concatenate([np.repeat(np.arange(n), kmax), idx.reshape(-1)]), minlength=n).max())
-    cut_kw = {"n_lanes": n_lanes, "method": cut_method, "min_width": min_width}
+    # one neighbour-list width for every k, so that all parametric cuts share one compiled program; at least 4 kmax
+    # (the maximum degree of a symmetric kNN graph is usually below it), so that refits on similar data reuse it
+    max_degree = np.bincount(np.concatenate([np.repeat(np.arange(n), kmax), idx.reshape(-1)]), minlength=n).max()
+    min_width = int(max(max_degree, 4 * kmax))
+    cut_kw = {"n_lanes": n_lanes, "method": cut_method, "min_width": min_width, "devices": devices}
     per_k = []
     with progress(2 * len(ks), "2-HNC", verbose) as bar:
         for k in ks:
@@ -342,7 +343,7 @@ def hnc_costs(model: HNCModel, X):
     joined to its ``n_neighbors`` nearest training rows with the Gaussian weights of the fit."""
     Z = (np.asarray(X)[:, model.columns] - model.mean[model.columns]) / model.scale[model.columns]
     Zw = (Z * np.sqrt(model.column_weights)[None, :]).astype(np.float32)
-    idx, d2 = knn_query(jnp.asarray(Zw), jnp.asarray(model.X_fit), int(model.n_neighbors))
+    idx, d2 = knn_query(Zw, model.X_fit, int(model.n_neighbors))
     idx, d2 = np.asarray(idx), np.asarray(d2, dtype=np.float64)
     w = np.exp(-d2 / (2.0 * model.sigma**2))
     pos = np.asarray(model.labels)[idx] == 1

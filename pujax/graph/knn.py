@@ -19,6 +19,11 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax, shard_map
+from jax.sharding import PartitionSpec
+
+from pujax.compilation import bucket_size, pad_rows
+from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
 
 __all__ = ["knn_search", "knn_query", "NeighborGraph", "neighbor_lists", "knn_graph", "gaussian_weights"]
 
@@ -27,13 +32,57 @@ _TILE_ELEMENTS = 1 << 24  # distance entries per tile (64 MiB of float32)
 
 @partial(jax.jit, static_argnames=("k",))
 def _knn_tile(Q, q_index, X, sq_norms, k):
-    """k nearest rows of ``X`` (excluding the query's own index) for each row of the tile ``Q``."""
+    """k nearest rows of ``X`` (excluding the query's own index) for each row of the tile ``Q``; columns with
+    ``sq_norms = inf`` (padding) are never chosen."""
     d2 = jnp.sum(Q * Q, axis=1)[:, None] + sq_norms[None, :] - 2.0 * (Q @ X.T)
     d2 = jnp.maximum(d2, 0.0)
     cols = jnp.arange(X.shape[0])
     d2 = jnp.where(cols[None, :] == q_index[:, None], jnp.inf, d2)
     neg, idx = jax.lax.top_k(-d2, k)
     return idx.astype(jnp.int32), -neg
+
+
+def _blocks(Qb, qb, X, sq, k):
+    """Query blocks ``Qb (B, T, H)`` one after the other (one compiled tile program)."""
+    return lax.map(lambda a: _knn_tile(a[0], a[1], X, sq, k), (Qb, qb))
+
+
+@partial(jax.jit, static_argnames=("k", "mesh"))
+def _knn_blocks(Qb, qb, X, sq, k, mesh):
+    if mesh is None:
+        return _blocks(Qb, qb, X, sq, k)
+    rows, rep = PartitionSpec(AXIS), PartitionSpec()
+    return shard_map(partial(_blocks, k=k), mesh=mesh, in_specs=(rows, rows, rep, rep), out_specs=(rows, rows),
+                     check_vma=False)(Qb, qb, X, sq)
+
+
+def _tile_rows(n_train: int, n_query: int) -> int:
+    """Rows per query block: about ``_TILE_ELEMENTS`` distances, at most 256 rows (a function of the bucketed
+    sizes only, so that the blocks -- and their results -- do not depend on the number of devices)."""
+    return int(max(8, min(256, bucket_size(n_query), _TILE_ELEMENTS // max(n_train, 1)) // 8 * 8))
+
+
+def _knn_padded(Q, q_index, X, k, devices):
+    """kNN of the rows of Q among the rows of X; both padded to :func:`pujax.compilation.bucket_size` (padded
+    columns get an infinite norm, padded query rows are dropped), query blocks split across ``devices``."""
+    X = np.asarray(X, np.float32)
+    Q = np.asarray(Q, np.float32)
+    n, m = X.shape[0], Q.shape[0]
+    nb = bucket_size(n)
+    Xp = pad_rows(nb, X)
+    sq = np.sum(Xp.astype(np.float32) ** 2, axis=1)
+    sq[n:] = np.inf
+    T = _tile_rows(nb, m)
+    mesh = None
+    n_dev = 1
+    if devices is not None and len(resolve_devices(devices)) > 1:
+        mesh = device_mesh(devices)
+        n_dev = mesh.size
+    B = padded_size(-(-bucket_size(m) // T), n_dev)
+    Qp = pad_rows(B * T, Q).reshape(B, T, -1)
+    qp = pad_rows(B * T, np.asarray(q_index, np.int32), fill=-1).reshape(B, T)
+    idx, d2 = _knn_blocks(Qp, qp, Xp, sq, int(k), mesh)
+    return np.asarray(idx).reshape(B * T, k)[:m], np.asarray(d2).reshape(B * T, k)[:m]
 
 
 def knn_search(X, n_neighbors: int, feature_weights=None, tile_size: int | None = None, devices=None):
@@ -44,62 +93,37 @@ def knn_search(X, n_neighbors: int, feature_weights=None, tile_size: int | None 
     X : array (n, H)
     n_neighbors : int, ``1 <= n_neighbors < n``.
     feature_weights : optional array (H,) of non-negative weights rho_h (distance ``sum_h rho_h (x_h - y_h)^2``).
-    tile_size : rows per tile (default: so that a tile of distances holds about 16M entries).
+    tile_size : ignored (query blocks are sized from the bucketed row count); kept for compatibility.
+    devices : where the query row blocks run (:func:`pujax.devices.resolve_devices`; None = the default device).
+        Every block is the same program on every device, so the result does not depend on the number of devices.
 
     Returns
     -------
-    (indices int32 (n, k), squared distances float (n, k)), neighbours sorted by increasing distance. Rows with
+    (indices int32 (n, k), squared distances float32 (n, k)), neighbours sorted by increasing distance. Rows with
     duplicates get them as neighbours at distance 0 (ties broken by ``lax.top_k``).
     """
-    X = jnp.asarray(X)
-    if not jnp.issubdtype(X.dtype, jnp.floating):
-        X = X.astype(jnp.float32)
+    X = np.asarray(X)
+    if not np.issubdtype(X.dtype, np.floating):
+        X = X.astype(np.float32)
     n = X.shape[0]
     k = int(n_neighbors)
     if k < 1 or k >= n:
         raise ValueError(f"n_neighbors={n_neighbors} must be in [1, n_samples - 1] = [1, {n - 1}].")
     if feature_weights is not None:
-        rho = jnp.asarray(feature_weights, dtype=X.dtype)
-        if rho.shape != (X.shape[1],) or bool(jnp.any(rho < 0)) or not bool(jnp.all(jnp.isfinite(rho))):
+        rho = np.asarray(feature_weights, dtype=np.float64)
+        if rho.shape != (X.shape[1],) or np.any(rho < 0) or not np.all(np.isfinite(rho)):
             raise ValueError(
                 f"feature_weights must be {X.shape[1]} finite non-negative numbers (one per feature); "
                 f"got shape {tuple(rho.shape)}."
             )
-        X = X * jnp.sqrt(rho)[None, :]
-    if tile_size is None:
-        tile_size = max(1, min(n, _TILE_ELEMENTS // max(n, 1)))
-    tile_size = int(min(tile_size, n))
-    sq = jnp.sum(X * X, axis=1)
-    n_tiles = -(-n // tile_size)
-    pad = n_tiles * tile_size - n
-    Xp = jnp.concatenate([X, jnp.zeros((pad, X.shape[1]), X.dtype)]) if pad else X
-    qidx = jnp.arange(n_tiles * tile_size, dtype=jnp.int32)
-    out_i, out_d = [], []
-    for t in range(n_tiles):
-        sl = slice(t * tile_size, (t + 1) * tile_size)
-        i, d = _knn_tile(Xp[sl], qidx[sl], X, sq, k)
-        out_i.append(i)
-        out_d.append(d)
-    idx = jnp.concatenate(out_i)[:n]
-    d2 = jnp.concatenate(out_d)[:n]
-    return idx, d2
+        X = X * np.sqrt(rho)[None, :]
+    return _knn_padded(X, np.arange(n), X, k, devices)
 
 
-def knn_query(Q, X, n_neighbors: int):
+def knn_query(Q, X, n_neighbors: int, devices=None):
     """Exact ``n_neighbors`` nearest rows of ``X`` for every row of ``Q`` (squared Euclidean distance; no row is
     excluded). Returns ``(indices int32 (m, k), squared distances (m, k))``, nearest first."""
-    X = jnp.asarray(X)
-    Q = jnp.asarray(Q, X.dtype)
-    k = int(n_neighbors)
-    sq = jnp.sum(X * X, axis=1)
-    tile = max(1, min(Q.shape[0], _TILE_ELEMENTS // max(X.shape[0], 1)))
-    out_i, out_d = [], []
-    for start in range(0, Q.shape[0], tile):
-        q = Q[start:start + tile]
-        i, d = _knn_tile(q, jnp.full((q.shape[0],), -1, jnp.int32), X, sq, k)
-        out_i.append(i)
-        out_d.append(d)
-    return jnp.concatenate(out_i), jnp.concatenate(out_d)
+    return _knn_padded(Q, np.full(np.shape(Q)[0], -1), X, int(n_neighbors), devices)
 
 
 def gaussian_weights(sq_dist, sigma):

@@ -190,6 +190,8 @@ def _run_rounds(nbr, rev_flat, state: FlowState, R):
     inf = nbr.shape[0]
     modes = [m for m in _ROUND_MODES if m[0] <= inf // 8] if inf > _SMALL_GRAPH else []
     top = modes[-1][0] if modes else 0
+    if not modes:  # small graph: dense rounds only (one loop)
+        return _dense_rounds(nbr, rev_flat, state, jnp.int32(0), R, 0)[0]
 
     def cond(c):
         s, it = c
@@ -287,23 +289,25 @@ def _any_active(state: FlowState):
 
 
 def discharge(nbr, rev_flat, state: FlowState, rounds_per_relabel: int = 8, force=True) -> FlowState:
-    """Push/relabel until no node is active: blocks of up to ``rounds_per_relabel`` rounds, each followed by a global
-    relabel, so that on return ``h`` are exact distances and ``h == INF`` marks the maximal minimum-cut source set.
+    """Push/relabel until no node is active: a global relabel, then blocks of up to ``rounds_per_relabel`` rounds,
+    each followed by a global relabel, so that on return ``h`` are exact distances and ``h == INF`` marks the maximal
+    minimum-cut source set.
 
-    ``state.h`` must be a valid labelling (all zeros is one: a cold start). ``force`` runs one block (hence one
-    global relabel) even when no node is active, e.g. after a sink arc was cut. Nodes with label INF are treated as
+    ``state.h`` must be a valid labelling (all zeros is one: a cold start). ``force`` runs the global relabel even
+    when no node is active, e.g. after a sink arc was cut. Nodes with label INF are treated as
     unable to reach t (true for valid labels)."""
     R = int(rounds_per_relabel)
 
-    def cond(c):
-        s, first = c
-        return first | _any_active(s)
-
-    def body(c):
+    def body(c):  # a global relabel, then (while a node is active) a block of rounds
         s, _ = c
-        return _adaptive_relabel(nbr, _run_rounds(nbr, rev_flat, s, R)), jnp.bool_(False)
+        s = _adaptive_relabel(nbr, s)
+        active = _any_active(s)
+        s = lax.cond(active, lambda s: _run_rounds(nbr, rev_flat, s, R), lambda s: s, s)
+        return s, active
 
-    state, _ = lax.while_loop(cond, body, (state, jnp.asarray(force)))
+    # one call site of the global relabel keeps the compiled program small; it ends on a relabel that finds no
+    # active node, so the labels are exact on return
+    state, _ = lax.while_loop(lambda c: c[1], body, (state, jnp.asarray(force) | _any_active(state)))
     return state
 
 

@@ -49,10 +49,12 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
+from jax import lax, shard_map
+from jax.sharding import PartitionSpec
 
+from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
 from pujax.graph.knn import neighbor_lists
-from pujax.graph.maxflow import FlowState, _adaptive_relabel, cold_state, discharge, pad_graph
+from pujax.graph.maxflow import FlowState, cold_state, discharge, pad_graph
 
 __all__ = ["parametric_min_cut", "ParametricCut", "choose_scale", "integer_capacities"]
 
@@ -149,13 +151,29 @@ def _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lams, cold_every, R):
     return sides, values
 
 
-@partial(jax.jit, static_argnames=("rounds_per_relabel", "vmapped"))
-def _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, cold_every, rounds_per_relabel, vmapped):
-    f = partial(_sweep_lane, nbr, rev_flat, cap, As, Bs, At, Bt, cold_every=cold_every, R=rounds_per_relabel)
-    if vmapped:
-        return jax.vmap(f)(lam_chunks)
-    sides, values = f(lam_chunks[0])
-    return sides[None], values[None]
+def _lanes(fn, args, lanes, mesh):
+    """``fn(*args, lane)`` for every row of ``lanes``: vmapped on one device, or the rows split across the devices
+    of ``mesh`` (each device vmaps over its own rows; every lane is the same program, so results do not depend on
+    the number of devices)."""
+    def local(*a):
+        *rest, lane_rows = a
+        if lane_rows.shape[0] == 1:  # one lane here: no vmap (a batched while loop is a larger, slower program)
+            return jax.tree.map(lambda x: x[None], fn(*rest, lane_rows[0]))
+        return jax.vmap(lambda lane: fn(*rest, lane))(lane_rows)
+
+    if mesh is None:
+        return local(*args, lanes)
+    rep, rows = PartitionSpec(), PartitionSpec(AXIS)
+    return shard_map(local, mesh=mesh, in_specs=(rep,) * len(args) + (rows,), out_specs=rows,
+                     check_vma=False)(*args, lanes)
+
+
+@partial(jax.jit, static_argnames=("rounds_per_relabel", "mesh"))
+def _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, cold_every, rounds_per_relabel, mesh):
+    def one(nbr, rev_flat, cap, As, Bs, At, Bt, cold_every, lane):
+        return _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lane, cold_every, rounds_per_relabel)
+
+    return _lanes(one, (nbr, rev_flat, cap, As, Bs, At, Bt, cold_every), lam_chunks, mesh)
 
 
 def _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, carry, R):
@@ -189,16 +207,15 @@ def _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, carry, R):
         jnp.where(warm, s.e + (cs0 - cs0_old) + (ft - ft_new), cs - direct),
         jnp.zeros((inf,), jnp.int32),
     )
-    st = _adaptive_relabel(nbr, st)  # exact labels (all nodes: h = 0 marks none as unreachable)
-    st = discharge(nbr, rev_flat, st, R, force=True)
+    st = discharge(nbr, rev_flat, st, R, force=True)  # starts with an exact relabel (h = 0: none unreachable)
     in_s = st.h >= inf
     return (jnp.where(free & in_s, m + 1, lo), jnp.where(free & ~in_s, m, hi), st, cs, ct,
             jnp.where(free, m, m_used))
 
 
-@partial(jax.jit, static_argnames=("rounds_per_relabel",))
-def _bisect(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, rounds_per_relabel):
-    """``t(v)`` for every row (see the module docstring); rows ``>= n_real`` (padding) are decided at once."""
+def _bisect_lane(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, R):
+    """``t(v)`` on one lane (a contiguous part ``mus`` of the lambda list, see the module docstring); rows
+    ``>= n_real`` (padding) are decided at once."""
     inf = nbr.shape[0]
     L = mus.shape[0]
     rows = jnp.arange(inf)
@@ -207,12 +224,21 @@ def _bisect(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, rounds_per_relabel)
     zi = jnp.zeros((inf,), cap.dtype)
     carry = (lo, hi, FlowState(cap, zi, zi, jnp.zeros((inf,), jnp.int32)), zi, zi, jnp.full((inf,), -1, jnp.int32))
     carry = lax.while_loop(lambda c: jnp.any(c[0] < c[1]),
-                           lambda c: _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, c, rounds_per_relabel),
-                           carry)
-    return carry[0]
+                           lambda c: _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, c, R), carry)
+    return jnp.where(rows < n_real, carry[0], 0)
 
 
-@jax.jit
+@partial(jax.jit, static_argnames=("rounds_per_relabel", "mesh"))
+def _bisect(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, rounds_per_relabel, mesh):
+    """``t(v)`` summed over the lanes (rows of ``mus``) -- by nestedness, the number of lambdas of the whole list at
+    which v is on the source side -- and the terminal parts of the nested cuts (:func:`_terminal_cut_parts`)."""
+    def one(nbr, rev_flat, cap, As, Bs, At, Bt, n_real, lane):
+        return _bisect_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lane, n_real, rounds_per_relabel)
+
+    t = _lanes(one, (nbr, rev_flat, cap, As, Bs, At, Bt, n_real), mus, mesh).sum(axis=0)
+    return t, _terminal_cut_parts(As, Bs, At, Bt, mus.reshape(-1), t)
+
+
 def _terminal_cut_parts(As, Bs, At, Bt, mus, t):
     """For every q: sum of c(v, t) over the source side ``t(v) > q`` plus c(s, v) over the sink side."""
     dt = jnp.int64 if As.dtype == jnp.float64 else jnp.int32
@@ -239,32 +265,8 @@ def _nested_cut_values(nbr, cap, t, terminal):
     return np.asarray(terminal, np.int64) + np.cumsum(diff)[:L]
 
 
-def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, scale=None, n_lanes=1,
-                       rounds_per_relabel=8, warm_start=True, method="bisect",
-                       min_nodes=0, min_width=8) -> ParametricCut:
-    """Maximal minimum-cut source sets for capacities affine in lambda, over a sorted list of lambdas.
-
-    Parameters
-    ----------
-    i, j, w : undirected edges (i[e], j[e]) with weight w[e] >= 0 (parallel edges add up, self-loops are ignored).
-    source_cap : pair (a_s, b_s) of arrays [n]: c(s, v) = a_s[v] + lambda * b_s[v] (an array means b_s = 0).
-    sink_cap : pair (a_t, b_t) of arrays [n]: c(v, t) = a_t[v] + lambda * b_t[v].
-    lambdas : non-decreasing 1-D array; capacities must be >= 0 at every lambda.
-    n_nodes : number of nodes (default: the length of ``a_s``).
-    scale : fixed-point scale (default: chosen from the capacity sums, see the module docstring).
-    method : ``"bisect"`` (default: parallel bisection over the lambda indices, ``ceil(log2(L + 1))`` push-relabel
-        solves) or ``"sweep"`` (one warm-started solve per lambda). Both give the same exact answer; networks that
-        are not parametric flow graphs, and ``warm_start=False``, are solved cold at every lambda.
-    n_lanes : ``"sweep"`` only: number of contiguous lambda chunks solved in parallel with ``vmap`` (1 = no vmap).
-    rounds_per_relabel : synchronous push/relabel rounds between two global relabels.
-    min_nodes, min_width : pad the network to at least this many nodes / neighbour slots (shapes are also rounded
-        up to a few sizes), so that several calls reuse one compiled program.
-    warm_start : reuse the preflow along lambda (only possible for a parametric flow graph); False = cold starts.
-
-    Returns
-    -------
-    :class:`ParametricCut` ``(source_sets bool[L, n], first_change int[n], cut_values int[L], scale)``.
-    """
+def _check_network(i, j, source_cap, sink_cap, lambdas, n_nodes, method, n_lanes):
+    """Validated ``(n, (a_s, b_s, a_t, b_t), lambdas)`` (float64 arrays)."""
     a_s = np.asarray(source_cap[0] if isinstance(source_cap, (tuple, list)) else source_cap)
     n = int(n_nodes if n_nodes is not None else a_s.reshape(-1).shape[0])
     if n < 1:
@@ -282,99 +284,139 @@ def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, 
             raise ValueError(f"{name} is negative at some lambda in [{lo}, {hi}]; capacities must be >= 0.")
     if method not in ("bisect", "sweep"):
         raise ValueError(f"method={method!r} must be 'bisect' or 'sweep'.")
-    n_lanes = int(n_lanes)
-    if n_lanes < 1:
+    if int(n_lanes) < 1:
         raise ValueError(f"n_lanes={n_lanes} must be >= 1.")
-    # shapes are rounded up to a few sizes (extra isolated nodes, zero-capacity slots, repeated last lambda) so that
-    # graphs of similar size reuse one compiled program
     ii, jj = np.asarray(i).reshape(-1), np.asarray(j).reshape(-1)
     if ii.size and (min(ii.min(), jj.min()) < 0 or max(ii.max(), jj.max()) >= n):
         raise ValueError(f"edge endpoints i, j must be node indices in [0, {n - 1}].")
+    return n, (a_s, b_s, a_t, b_t), lam
+
+
+def _padded_network(i, j, w, n, min_nodes, min_width):
+    """Neighbour lists padded to a few sizes (isolated nodes, zero-capacity slots) so that graphs of similar size
+    reuse one compiled program."""
     n_pad = _round_up_size(max(n, int(min_nodes)) + 1) - 1
     g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=int(min_width))
-    K_pad = -(-g.nbr.shape[1] // 8) * 8
+    K_pad = _round_up_size(g.nbr.shape[1])
     if K_pad > g.nbr.shape[1]:
         g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=K_pad)
-    a_s, b_s, a_t, b_t = (np.concatenate([v, np.zeros(n_pad - n)]) for v in (a_s, b_s, a_t, b_t))
+    return g, n_pad
 
-    # direction of the warm start: source capacities rise, sink capacities fall
-    up = np.all(b_s >= 0) and np.all(b_t <= 0)
-    down = np.all(b_s <= 0) and np.all(b_t >= 0)
-    cold_every = not (warm_start and (up or down))
-    ascending = bool(up) or cold_every
 
-    smax = np.maximum(a_s + lo * b_s, a_s + hi * b_s)
-    tmax = np.maximum(a_t + lo * b_t, a_t + hi * b_t)
-    total = float(smax.sum() + tmax.sum() + 2.0 * g.weight.sum())
-    n_terms = 2 * n + int(np.count_nonzero(g.weight))
+def _fixed_point(total, n_terms, scale):
+    """``(scale, integer dtype)`` of the fixed-point capacities (module docstring)."""
     x64 = bool(jax.config.jax_enable_x64)
     if scale is None:
         s32 = choose_scale(total, n_terms, 31)
         if s32 >= _MIN_SCALE:
-            scale, int_dtype = s32, jnp.int32
-        else:
-            if not x64:
-                raise ValueError(
-                    f"the capacities sum to {total:.4g}: int32 fixed point would need a scale below 2^10, which "
-                    f"may change the cuts. Enable 64-bit integers (jax.config.update('jax_enable_x64', True)) "
-                    f"or rescale the weights / pass scale= explicitly."
-                )
-            scale, int_dtype = choose_scale(total, n_terms, 63), jnp.int64
-    else:
-        scale = float(scale)
-        if not scale > 0:
-            raise ValueError(f"scale={scale} must be positive.")
-        if (total * scale + n_terms + 1) < 2**31 - 1:
-            int_dtype = jnp.int32
-        elif x64 and (total * scale + n_terms + 1) < 2**63 - 1:
-            int_dtype = jnp.int64
-        else:
-            raise ValueError(f"scale={scale} overflows the integer range for capacities summing to {total:.4g}.")
-    fdt = jnp.float64 if int_dtype == jnp.int64 else jnp.float32
+            return s32, jnp.int32
+        if not x64:
+            raise ValueError(
+                f"the capacities sum to {total:.4g}: int32 fixed point would need a scale below 2^10, which "
+                f"may change the cuts. Enable 64-bit integers (jax.config.update('jax_enable_x64', True)) "
+                f"or rescale the weights / pass scale= explicitly."
+            )
+        return choose_scale(total, n_terms, 63), jnp.int64
+    scale = float(scale)
+    if not scale > 0:
+        raise ValueError(f"scale={scale} must be positive.")
+    if (total * scale + n_terms + 1) < 2**31 - 1:
+        return scale, jnp.int32
+    if x64 and (total * scale + n_terms + 1) < 2**63 - 1:
+        return scale, jnp.int64
+    raise ValueError(f"scale={scale} overflows the integer range for capacities summing to {total:.4g}.")
 
-    nbr_p, rev_flat_p, cap_p = pad_graph(g.nbr, g.rev, np.floor(g.weight * scale))
-    nbr, rev_flat = jnp.asarray(nbr_p), jnp.asarray(rev_flat_p)
-    cap = jnp.asarray(cap_p, int_dtype)
 
-    def fx(v):  # fixed-point affine coefficients, with a zero for the dummy row
-        return jnp.asarray(np.append(v * scale, 0.0), fdt)
+def _lane_layout(L, n_lanes, devices):
+    """``(mesh, P, C)``: P lanes of C lambdas (padded with the last lambda); P a multiple of the device count."""
+    mesh = None
+    if devices is not None and len(resolve_devices(devices)) > 1:
+        mesh = device_mesh(devices)
+    n_dev = 1 if mesh is None else mesh.size
+    P = padded_size(max(1, min(int(n_lanes), L), n_dev), n_dev)
+    # lanes of 2^k - 1 or 3 * 2^(k-1) - 1 values: few compiled shapes (one lane of 501 lambdas: 9 levels)
+    C = _round_up_size(-(-L // P) + 1) - 1
+    return mesh, P, C
 
-    As, Bs, At, Bt = fx(a_s), fx(b_s), fx(a_t), fx(b_t)
 
-    L = lam.size
+def _sets_from_order(sides, order, L, n):
+    """Source sets and first changes in the caller's lambda order from sets listed along ``order``."""
+    source_sets = np.empty((L, n), dtype=bool)
+    source_sets[order] = sides
+    diff = source_sets != source_sets[:1]
+    first_change = np.where(diff.any(axis=0), diff.argmax(axis=0), L).astype(np.int64)
+    return source_sets, first_change
+
+
+def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, scale=None, n_lanes=1,
+                       rounds_per_relabel=8, warm_start=True, method="bisect",
+                       min_nodes=0, min_width=8, devices=None) -> ParametricCut:
+    """Maximal minimum-cut source sets for capacities affine in lambda, over a sorted list of lambdas.
+
+    Parameters
+    ----------
+    i, j, w : undirected edges (i[e], j[e]) with weight w[e] >= 0 (parallel edges add up, self-loops are ignored).
+    source_cap : pair (a_s, b_s) of arrays [n]: c(s, v) = a_s[v] + lambda * b_s[v] (an array means b_s = 0).
+    sink_cap : pair (a_t, b_t) of arrays [n]: c(v, t) = a_t[v] + lambda * b_t[v].
+    lambdas : non-decreasing 1-D array; capacities must be >= 0 at every lambda.
+    n_nodes : number of nodes (default: the length of ``a_s``).
+    scale : fixed-point scale (default: chosen from the capacity sums, see the module docstring).
+    method : ``"bisect"`` (default: parallel bisection over the lambda indices, ``ceil(log2(L + 1))`` push-relabel
+        solves) or ``"sweep"`` (one warm-started solve per lambda). Both give the same exact answer; networks that
+        are not parametric flow graphs, and ``warm_start=False``, are solved cold at every lambda.
+    n_lanes : number of contiguous lambda chunks (lanes) solved independently: vmapped on one device, split
+        across ``devices`` otherwise (at least one lane per device).
+    devices : None (the default device), an int, a list of ``jax.Device`` or a ``Mesh``
+        (:func:`pujax.devices.resolve_devices`). The cuts are exact, so they do not depend on the lanes or devices.
+    rounds_per_relabel : synchronous push/relabel rounds between two global relabels.
+    min_nodes, min_width : pad the network to at least this many nodes / neighbour slots (shapes are also rounded
+        up to a few sizes), so that several calls reuse one compiled program.
+    warm_start : reuse the preflow along lambda (only possible for a parametric flow graph); False = cold starts.
+
+    Returns
+    -------
+    :class:`ParametricCut` ``(source_sets bool[L, n], first_change int[n], cut_values int[L], scale)``.
+    """
+    n, (a_s, b_s, a_t, b_t), lam = _check_network(i, j, source_cap, sink_cap, lambdas, n_nodes, method, n_lanes)
     if int(rounds_per_relabel) < 1:
         raise ValueError(f"rounds_per_relabel={rounds_per_relabel} must be >= 1.")
+    g, n_pad = _padded_network(i, j, w, n, min_nodes, min_width)
+    a_s, b_s, a_t, b_t = (np.concatenate([v, np.zeros(n_pad - n)]) for v in (a_s, b_s, a_t, b_t))
+    # direction of the warm start: source capacities rise, sink capacities fall
+    up = np.all(b_s >= 0) and np.all(b_t <= 0)
+    down = np.all(b_s <= 0) and np.all(b_t >= 0)
+    cold_every = not (warm_start and (up or down))
+    lo, hi = lam[0], lam[-1]
+    total = float(np.maximum(a_s + lo * b_s, a_s + hi * b_s).sum() + np.maximum(a_t + lo * b_t, a_t + hi * b_t).sum()
+                  + 2.0 * g.weight.sum())
+    scale, int_dtype = _fixed_point(total, 2 * n + int(np.count_nonzero(g.weight)), scale)
+    fdt = jnp.float64 if int_dtype == jnp.int64 else jnp.float32
+    nbr_p, rev_flat_p, cap_p = pad_graph(g.nbr, g.rev, np.floor(g.weight * scale))
+    # host arrays go straight into the jitted programs (no separate transfer or conversion programs)
+    net = (nbr_p, rev_flat_p, cap_p.astype(np.dtype(int_dtype)))
+    # fixed-point affine coefficients, with a zero for the dummy row
+    coef = tuple(np.append(v * scale, 0.0).astype(np.dtype(fdt)) for v in (a_s, b_s, a_t, b_t))
+    L = lam.size
+    mesh, P, C = _lane_layout(L, n_lanes, devices)
+    R = int(rounds_per_relabel)
     if method == "bisect" and not cold_every:
         # source sets shrink along mus: lambda ascending when sink capacities rise, descending otherwise
         order = np.arange(L)[::-1] if up else np.arange(L)
-        # padded with the last lambda (same sets) to 2^k - 1 or 3 * 2^(k-1) - 1 values: few compiled shapes, and
-        # 501 lambdas still need only 9 levels
-        L_pad = _round_up_size(L + 1) - 1
-        mus = jnp.asarray(np.concatenate([lam[order], np.full(L_pad - L, lam[order[-1]])]), fdt)
-        t = _bisect(nbr, rev_flat, cap, As, Bs, At, Bt, mus, jnp.int32(n), rounds_per_relabel=int(rounds_per_relabel))
-        terminal = _terminal_cut_parts(As, Bs, At, Bt, mus, t)
+        mus = np.concatenate([lam[order], np.full(P * C - L, lam[order[-1]])]).astype(np.dtype(fdt))
+        t, terminal = _bisect(*net, *coef, mus.reshape(P, C), np.int32(n), rounds_per_relabel=R, mesh=mesh)
         values = _nested_cut_values(nbr_p, cap_p.astype(np.int64), np.asarray(t), np.asarray(terminal))[:L]
         t = np.asarray(t)[:n]
-        source_sets = np.empty((L, n), dtype=bool)
-        source_sets[order] = t[None, :] > np.arange(L)[:, None]
+        source_sets, first_change = _sets_from_order(t[None, :] > np.arange(L)[:, None], order, L, n)
         cut_values = np.empty(L, dtype=np.dtype(int_dtype))
         cut_values[order] = values
-        diff = source_sets != source_sets[:1]
-        first_change = np.where(diff.any(axis=0), diff.argmax(axis=0), L).astype(np.int64)
         return ParametricCut(source_sets, first_change, cut_values, scale)
-    order = np.arange(L) if ascending else np.arange(L)[::-1]
-    P = max(1, min(n_lanes, L))
-    C = _round_up_size(-(-L // P))
+    order = np.arange(L) if (up or cold_every) else np.arange(L)[::-1]
     pos = np.concatenate([order, np.full(P * C - L, order[-1])]).reshape(P, C)
-    lam_chunks = jnp.asarray(lam[pos], fdt)
-    sides, values = _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, jnp.asarray(cold_every),
-                           rounds_per_relabel=int(rounds_per_relabel), vmapped=P > 1)
+    sides, values = _sweep(*net, *coef, lam[pos].astype(np.dtype(fdt)), np.bool_(cold_every), rounds_per_relabel=R,
+                           mesh=mesh)
     sides = np.asarray(sides).reshape(P * C, n_pad)[:L, :n]
     values = np.asarray(values).reshape(P * C)[:L]
-    source_sets = np.empty((L, n), dtype=bool)
+    source_sets, first_change = _sets_from_order(sides, order, L, n)
     cut_values = np.empty(L, dtype=values.dtype)
-    source_sets[order] = sides
     cut_values[order] = values
-    diff = source_sets != source_sets[:1]
-    first_change = np.where(diff.any(axis=0), diff.argmax(axis=0), L).astype(np.int64)
     return ParametricCut(source_sets, first_change, cut_values, scale)
