@@ -2,10 +2,12 @@
 
 Method (paper §4-5, DESIGN §3.6):
 
-1. Standardise the features; weighted Euclidean distance with weights rho (PU Extra Trees risk-reduction
-   importances scaled so that sum(rho) = H, §5.3); symmetric kNN graph (§4.2.3, §5.2) with Gaussian similarities
+1. Standardise the features; weighted Euclidean distance with weights rho over the H' distinct non-constant
+   features (PU Extra Trees risk-reduction importances scaled so that sum(rho) = H', §5.3; a constant feature
+   weighs 0 and the copies of a feature share its weight, so neither changes the graph); symmetric kNN graph
+   (§4.2.3, §5.2) with Gaussian similarities
    ``w_ij = exp(-d_ij^2 / (2 sigma^2))``, sigma = 0.75 for n < 10,000 else 0.25; ``d_i = sum_j w_ij``. By default
-   (``normalize_distance=True``) ``d_ij^2`` is divided by H, the scale at which the authors used these sigma values
+   (``normalize_distance=True``) ``d_ij^2`` is divided by H', the scale at which the authors used these sigma values
    (their code divides distances by sqrt(H)); without it, standardised data in 20+ dimensions has Gaussian weights
    of e^-10 and below, and the similarity graph loses the contrast between near and far neighbours.
 2. Stage 1, HNC- with L+ contracted into the source (problem (5) of Lemma 4.1, graph G-(lambda) of Fig. 3b):
@@ -93,8 +95,10 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         Gaussian width; "auto" = 0.75 when n < 10,000 else 0.25 (§5.3).
     feature_weights : "puet", None or array (H,)
         "puet": risk-reduction importances of :class:`pujax.trees.PUExtraTreesClassifier` (nnPU risk, prior pi)
-        fitted with P = the labeled rows and U = all rows of the standardised X;
-        None: unweighted Euclidean distance; an array: user weights. Scaled so that sum = H.
+        fitted with P = the labeled rows and U = all rows of the standardised X (its distinct non-constant
+        features); None: unweighted Euclidean distance; an array: user weights. Constant features get weight 0,
+        copies of a feature share one weight; scaled so that the sum is H', the number of distinct non-constant
+        features.
     weights_max_samples : "auto", None or int
         Rows given to PU ET for ``feature_weights="puet"``: a random subsample of this many rows (P = its labeled
         rows, U = all of it); "auto" = all rows up to 20,000, else 10,000; None = all rows.
@@ -107,7 +111,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     standardize : bool
         Standardise features before the distance (paper).
     normalize_distance : bool
-        Divide the squared (weighted) distance by H before the Gaussian, ``w = exp(-d^2 / (2 H sigma^2))``: sigma
+        Divide the squared (weighted) distance by H' before the Gaussian, ``w = exp(-d^2 / (2 H' sigma^2))``: sigma
         then applies to the per-feature root-mean-square difference, the scale at which the sigma values of §5.3
         were used (the authors' experiment code divides distances by sqrt(H)). False = the raw distance of §5.3,
         whose Gaussian weights vanish in high dimension (d^2 ~ 2H for standardised data).
@@ -144,9 +148,9 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         (NaN when stage 2 had no free node).
     n_neighbors_, sigma_, stage_, lambda_, positive_fraction_ : the selected partition.
     feature_weights_ : array (H,)
-        rho: 0 for a constant feature, the copies of a duplicated feature share one weight; sum = H.
+        rho: 0 for a constant feature, the copies of a duplicated feature share one weight; sum = H'.
     distance_weights_ : array (H,)
-        The per-feature factors of the squared distance (rho, or rho / H).
+        The per-feature factors of the squared distance (rho, or rho / H').
     candidates_ : dict
         The k values tried and the positive fraction of each one's best partition.
     prior_, classes_, n_features_in_, feature_names_in_ : as in every pujax estimator
@@ -323,7 +327,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     stage_ = _model_attribute("stage", "Stage (1 or 2) of the selected partition.")
     lambda_ = _model_attribute("lam", "lambda of the selected partition.")
     positive_fraction_ = _model_attribute("positive_fraction", "|S| / |V| of the selected partition.")
-    feature_weights_ = _model_attribute("feature_weights", "rho (H,), sum = number of features.")
+    feature_weights_ = _model_attribute("feature_weights", "rho (H,), sum = number of distinct non-constant features.")
     distance_weights_ = _model_attribute("distance_weights", "Per-feature factors of the squared distance.")
     lambdas_ = _model_attribute("lambdas", "The lambda grid.")
     mean_ = _model_attribute("mean", "Feature means of the standardisation.")
