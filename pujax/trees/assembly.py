@@ -139,8 +139,10 @@ def _merge_batches(parts: list) -> dict:
     return out
 
 
-def assemble_forest(parts: list, binned, n_trees: int, wu: float, rho: float, sigma: float) -> Forest:
-    """One :class:`Forest` from the node stores of all batches, with thresholds, leaf values and weights."""
+def assemble_forest(parts: list, binned, n_trees: int, wu: float, rho: float, sigma: float, center: np.ndarray,
+                    scale: np.ndarray) -> Forest:
+    """One :class:`Forest` from the node stores of all batches, with thresholds, leaf values and weights
+    (thresholds are on the standardised features ``(x - center) / scale``)."""
     out = _merge_batches(parts)
     n_nodes = len(out["tree"])
     counts = np.bincount(out["tree"], minlength=n_trees)
@@ -172,4 +174,6 @@ def assemble_forest(parts: list, binned, n_trees: int, wu: float, rho: float, si
         weight=weight,
         depth=out["depth"].astype(np.int32),
         tree_offsets=offsets,
+        center=np.asarray(center, dtype=np.float64),
+        scale=np.asarray(scale, dtype=np.float64),
     )

@@ -490,7 +490,8 @@ def grow_batch(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cf
 def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss: str, wu: float, rho: float,
                 sigma: float, max_features: int, n_thresholds: int, mode: str, max_depth: int | None,
                 min_samples_split: int, max_work: int = 1 << 26, hist_budget: int = 1 << 25, bar=None,
-                dtype=jnp.float32, n_jobs: int = 1, two_pass: bool | None = None) -> Forest:
+                dtype=jnp.float32, n_jobs: int = 1, two_pass: bool | None = None, center=None,
+                scale=None) -> Forest:
     """Grow ``len(tree_rows)`` trees and return them as one :class:`~pujax.trees.model.Forest`.
 
     Args:
@@ -509,6 +510,7 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
       n_jobs: number of tree batches grown concurrently in host threads (XLA releases the GIL while it runs).
       two_pass: Extra-Trees statistics from (min, max) + left-count passes instead of histograms (None: chosen
         per level, histograms unless they would be much larger than the entries).
+      center, scale: the standardisation the binned matrix was made with, stored in the forest (None: 0 and 1).
     """
     n, d = binned.codes.shape
     n_trees = len(tree_rows)
@@ -539,4 +541,6 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
             parts = list(pool.map(run, starts))
     else:
         parts = [run(t0) for t0 in starts]
-    return assemble_forest(parts, binned, n_trees, wu, rho, sigma)
+    center = np.zeros(d) if center is None else center
+    scale = np.ones(d) if scale is None else scale
+    return assemble_forest(parts, binned, n_trees, wu, rho, sigma, center, scale)

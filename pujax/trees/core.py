@@ -11,7 +11,7 @@ import numpy as np
 
 from pujax.trees.binning import fit_bins
 from pujax.trees.builder import grow_forest
-from pujax.trees.model import Forest
+from pujax.trees.model import Forest, standardization, standardize
 from pujax.trees.predict import forest_leaves, forest_mean_value
 
 __all__ = ["forest_fit", "forest_proba", "forest_decision", "forest_apply", "forest_summaries", "node_weights",
@@ -51,6 +51,8 @@ def forest_fit(key, X: np.ndarray, s: np.ndarray, prior: float | None, *, risk: 
     key : JAX PRNG key
         All randomness (bin subsample, bootstrap, features and thresholds) derives from one 32-bit draw of it.
     X : (n, d) float array
+        Standardised per feature in float64 before the float32 cast (:func:`~pujax.trees.model.standardization`):
+        the forest does not depend on the units or offsets of the features.
     s : (n,) int array in {0, 1}
         1 = labeled positive (PU) or positive class (``risk="pn"``).
     prior : float in (0, 1) or None
@@ -76,18 +78,20 @@ def forest_fit(key, X: np.ndarray, s: np.ndarray, prior: float | None, *, risk: 
     seed = int(np.asarray(jax.random.bits(key, (), dtype=np.uint32)))
     wu, rho, sigma = node_weights(s, prior, risk)
     rows = tree_rows(seed, s, int(n_estimators), bool(bootstrap))
-    binned = fit_bins(np.asarray(X, dtype=np.float32), int(n_bins), seed=seed)
+    center, scale = standardization(X)
+    binned = fit_bins(standardize(X, center, scale), int(n_bins), seed=seed)
     d = X.shape[1]
     return grow_forest(
         binned, s.astype(np.uint8), rows, seed=seed, risk=risk, loss=loss, wu=wu, rho=rho, sigma=sigma,
         max_features=d if max_features is None else int(max_features), n_thresholds=int(max_candidates),
         mode=splitter, max_depth=max_depth, min_samples_split=int(min_samples_split), bar=progress_bar,
-        n_jobs=n_jobs)
+        n_jobs=n_jobs, center=center, scale=scale)
 
 
 def forest_proba(forest: Forest, X: np.ndarray) -> np.ndarray:
     """Mean over trees of the leaf value ``clip(v*, 0, 1)``: the probability of the positive class, shape (n,)."""
-    return np.clip(forest_mean_value(forest, X).astype(np.float64), 0.0, 1.0)
+    Z = standardize(X, forest.center, forest.scale)
+    return np.clip(forest_mean_value(forest, Z).astype(np.float64), 0.0, 1.0)
 
 
 def forest_decision(forest: Forest, X: np.ndarray) -> np.ndarray:
@@ -97,7 +101,8 @@ def forest_decision(forest: Forest, X: np.ndarray) -> np.ndarray:
 
 def forest_apply(forest: Forest, X: np.ndarray) -> np.ndarray:
     """Leaf reached in every tree, as a node index within its tree, shape (n, n_trees) int64."""
-    return forest_leaves(forest, X).astype(np.int64) - forest.tree_offsets[:-1][None, :]
+    Z = standardize(X, forest.center, forest.scale)
+    return forest_leaves(forest, Z).astype(np.int64) - forest.tree_offsets[:-1][None, :]
 
 
 def forest_summaries(forest: Forest, n_features: int) -> dict:

@@ -19,7 +19,7 @@ import os
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from pujax.base import PUClassifierMixin
+from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.risk import NODE_RISK_LOSSES
@@ -32,8 +32,8 @@ from pujax.trees.core import (
     forest_summaries,
     node_weights,
 )
-from pujax.trees.model import check_forest
-from pujax.validation import as_key, check_in, check_int
+from pujax.trees.model import check_forest, standardization, standardize
+from pujax.validation import as_key, check_in, check_int, validate_fit_data, validate_predict_data
 
 __all__ = [
     "PUDecisionTreeClassifier",
@@ -127,6 +127,20 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
     @property
     def _needs_prior(self):
         return self._risk_value() != "pn"
+
+    def _validate_fit(self, X, y, sample_weight=None):
+        """The mixin's validation keeping float64 input (trees standardise in float64 before the float32 cast);
+        ``prior="auto"`` is estimated on the standardised features."""
+        X, s01, w = validate_fit_data(self, X, y, sample_weight, dtype=None)
+        prior = None
+        if self._needs_prior:
+            Z = standardize(X, *standardization(X))
+            prior = resolve_prior(self.prior, Z, s01, random_state=self.random_state)
+            self.prior_ = prior
+        return X, s01, w, prior
+
+    def _validate_predict(self, X):
+        return validate_predict_data(self, X, dtype=None)
 
     def fit(self, X, y):
         """Grow the trees on ``X`` with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).

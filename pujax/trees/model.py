@@ -12,7 +12,7 @@ import numpy as np
 
 from pujax.persistence import register_model
 
-__all__ = ["Forest", "FOREST_SCHEMA", "check_forest"]
+__all__ = ["Forest", "FOREST_SCHEMA", "check_forest", "standardization", "standardize"]
 
 
 class Forest(NamedTuple):
@@ -31,6 +31,9 @@ class Forest(NamedTuple):
     weight : float32, total example weight ``|P'| w_p + |U'| w_u`` of the node.
     depth : int32, depth of the node (roots: 0).
     tree_offsets : int64 ``(n_trees + 1,)``, first node of every tree and the total node count.
+    center, scale : float64 ``(n_features,)``, the per-feature standardisation ``(x - center) / scale`` applied in
+        float64 before the float32 cast (:func:`standardization`), so that trees do not depend on the units or
+        the offset of ``X``.
     """
 
     feature: np.ndarray
@@ -46,6 +49,8 @@ class Forest(NamedTuple):
     weight: np.ndarray
     depth: np.ndarray
     tree_offsets: np.ndarray
+    center: np.ndarray
+    scale: np.ndarray
 
     @property
     def n_nodes(self) -> int:
@@ -62,6 +67,7 @@ FOREST_SCHEMA = {
     "feature": "i[n_nodes]", "threshold": "f[n_nodes]", "code": "i[n_nodes]", "left": "i[n_nodes]",
     "right": "i[n_nodes]", "value": "f[n_nodes]", "c1": "i[n_nodes]", "c0": "i[n_nodes]", "risk": "f[n_nodes]",
     "rr": "f[n_nodes]", "weight": "f[n_nodes]", "depth": "i[n_nodes]", "tree_offsets": "i[*]",
+    "center": "f[*]", "scale": "f[*]",
 }
 register_model(Forest, FOREST_SCHEMA)
 
@@ -69,6 +75,10 @@ register_model(Forest, FOREST_SCHEMA)
 def check_forest(forest: Forest, n_features: int) -> None:
     """Raise ``ValueError`` unless ``forest`` is a consistent set of trees over ``n_features`` features."""
     n = forest.n_nodes
+    if forest.center.shape != (n_features,) or forest.scale.shape != (n_features,):
+        raise ValueError(f"center and scale must have one value per feature ({n_features}).")
+    if not (np.all(np.isfinite(forest.center)) and np.all(np.isfinite(forest.scale)) and np.all(forest.scale > 0)):
+        raise ValueError("center must be finite and scale finite and positive.")
     off = np.asarray(forest.tree_offsets)
     if off.ndim != 1 or off.size < 2 or off[0] != 0 or off[-1] != n or np.any(np.diff(off) < 1):
         raise ValueError("tree_offsets must rise from 0 to the node count, every tree holding at least one node.")
@@ -89,3 +99,28 @@ def check_forest(forest: Forest, n_features: int) -> None:
         raise ValueError("leaf values must be finite probabilities in [0, 1].")
     if np.any(np.isnan(forest.threshold[inner])):
         raise ValueError("thresholds of internal nodes must not be NaN.")
+
+
+def _small_int(col: np.ndarray) -> bool:
+    """Integer values in a range below 2**16 (pixels, counts, one-hot): exact in float32, binned by lookup."""
+    lo, hi = float(col.min()), float(col.max())
+    return hi - lo < 65536 and abs(lo) < 2**24 and abs(hi) < 2**24 and bool(np.array_equal(col, np.floor(col)))
+
+
+def standardization(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature ``(center, scale)`` in float64: mean and standard deviation (scale 1 for constant features),
+    or ``(0, 1)`` for small-integer features, which float32 holds exactly."""
+    X = np.asarray(X, dtype=np.float64)
+    center = X.mean(axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    scale = X.std(axis=0) if X.shape[0] else np.ones(X.shape[1])
+    scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+    for f in range(X.shape[1]):
+        if X.shape[0] and _small_int(X[:, f]):
+            center[f], scale[f] = 0.0, 1.0
+    return center, scale
+
+
+def standardize(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``(X - center) / scale`` computed in float64, returned as C-contiguous float32."""
+    Z = (np.asarray(X, dtype=np.float64) - center) / scale
+    return np.ascontiguousarray(Z, dtype=np.float32)
