@@ -12,8 +12,8 @@ import numpy as np
 from pujax.trees.binning import split_thresholds
 from pujax.trees.model import Forest
 
-__all__ = ["NodeStore", "assemble_forest", "pad_nodes", "node_block", "chunk_size", "make_chunks", "compact_chunks",
-           "pad", "pad2", "concat_pad", "zeros_hist", "zeros"]
+__all__ = ["put", "NodeStore", "assemble_forest", "pad_nodes", "node_block", "chunk_size", "make_chunks",
+           "compact_chunks", "pad", "pad2", "concat_pad", "hist_shape", "zeros"]
 
 
 class NodeStore:
@@ -69,7 +69,13 @@ def chunk_size(m: int, maximum: int = 1 << 18) -> int:
     return int(min(maximum, max(4096, 1 << int(math.ceil(math.log2(max(m, 1)))))))
 
 
-def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put=jnp.asarray) -> tuple:
+def put(a, dtype=None) -> jax.Array:
+    """Host array (or scalar) to the default device. ``jax.device_put`` compiles nothing, whereas ``jnp.asarray``
+    of a numpy array compiles a small program per shape and dtype."""
+    return jax.device_put(np.asarray(a, dtype=dtype))
+
+
+def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put=put) -> tuple:
     """Split entries ``(rows, nid)`` into device chunks of ``size`` (padding: ``nid = n_out``, dropped)."""
     m = len(rows)
     k = max(1, -(-m // size))
@@ -80,7 +86,7 @@ def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put=jn
     return tuple((put(r[i * size:(i + 1) * size]), put(v[i * size:(i + 1) * size])) for i in range(k))
 
 
-def compact_chunks(chunks, size: int, n_out: int, put=jnp.asarray, get=np.asarray) -> tuple:
+def compact_chunks(chunks, size: int, n_out: int, put=put, get=np.asarray) -> tuple:
     """Drop finished entries (``nid >= n_out``) on the host, keeping their order, and re-chunk."""
     rows_h = np.concatenate([get(r) for r, _ in chunks])
     nid_h = np.concatenate([get(v) for _, v in chunks])
@@ -117,9 +123,9 @@ def zeros(shape):
     return jnp.zeros(shape, jnp.int32)
 
 
-def zeros_hist(n_slots: int, n_nodes: int, n_bins: int, shift: int):
-    """Zero histogram accumulator ``(K, N * B[, 2])`` (two channels when counts are not packed)."""
-    return zeros((n_slots, n_nodes * n_bins) + (() if shift > 0 else (2,)))
+def hist_shape(n_slots: int, n_nodes: int, n_bins: int, shift: int) -> tuple:
+    """Shape of a histogram accumulator: ``(K, N * B[, 2])`` (two channels when counts are not packed)."""
+    return (n_slots, n_nodes * n_bins) + (() if shift > 0 else (2,))
 
 
 def _merge_batches(parts: list) -> dict:

@@ -21,7 +21,8 @@ class _PNExtraTrees(_BasePUForest):
     _fixed_risk = "pn"
 
     def __init__(self, n_estimators=100, *, loss="quadratic", max_features="sqrt", max_candidates=1, max_depth=None,
-                 min_samples_split=2, bootstrap=False, n_bins=256, random_state=None, n_jobs=-1, verbose=False):
+                 min_samples_split=2, bootstrap=False, n_bins=256, random_state=None, devices=None, n_jobs=None,
+                 verbose=False):
         self.n_estimators = n_estimators
         self.loss = loss
         self.max_features = max_features
@@ -31,6 +32,7 @@ class _PNExtraTrees(_BasePUForest):
         self.bootstrap = bootstrap
         self.n_bins = n_bins
         self.random_state = random_state
+        self.devices = devices
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -62,8 +64,10 @@ class NaivePUET(_PNExtraTrees):
         Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
     random_state : None, int, numpy random state or JAX key, default=None
         Seeds feature sampling, thresholds and bootstrap.
-    n_jobs : int or None, default=-1
-        Tree batches grown concurrently in host threads (-1: all cores).
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
+        Where the trees grow, as in :class:`~pujax.trees.PUExtraTreesClassifier`.
+    n_jobs : int or None, default=None
+        Deprecated name of ``devices``; kept for one release with a ``FutureWarning``.
     verbose : bool, default=False
         Progress bar over the trees.
 
@@ -122,8 +126,10 @@ class SupervisedET(_PNExtraTrees):
         Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
     random_state : None, int, numpy random state or JAX key, default=None
         Seeds feature sampling, thresholds and bootstrap.
-    n_jobs : int or None, default=-1
-        Tree batches grown concurrently in host threads (-1: all cores).
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
+        Where the trees grow, as in :class:`~pujax.trees.PUExtraTreesClassifier`.
+    n_jobs : int or None, default=None
+        Deprecated name of ``devices``; kept for one release with a ``FutureWarning``.
     verbose : bool, default=False
         Progress bar over the trees.
 

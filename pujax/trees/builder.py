@@ -34,6 +34,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.compilation import bucket_size, pad_rows
+from pujax.devices import padded_size
 from pujax.risk import node_risk
 from pujax.trees.assembly import (
     NodeStore,
@@ -41,13 +43,13 @@ from pujax.trees.assembly import (
     chunk_size,
     compact_chunks,
     concat_pad,
+    hist_shape,
     make_chunks,
     node_block,
     pad,
     pad2,
     pad_nodes,
-    zeros,
-    zeros_hist,
+    put,
 )
 from pujax.trees.kernels import (
     choose_best_splits,
@@ -55,16 +57,12 @@ from pujax.trees.kernels import (
     draw_thresholds,
     finish_left,
     finish_range,
-    histogram,
-    left_counts,
     node_uid_child,
     prepare_nodes,
-    route,
-    route_and_histogram,
-    route_and_range,
     split_histogram,
 )
 from pujax.trees.model import Forest
+from pujax.trees.sharding import EntryPasses, entry_passes
 
 __all__ = [
     "GrowConfig", "TrainingData", "Frontier", "Routing", "Entries", "LevelState", "NodeBlock", "LevelSplits",
@@ -103,6 +101,7 @@ class TrainingData(NamedTuple):
     rho: jax.Array
     sigma: jax.Array
     seed: jax.Array  # uint32
+    passes: EntryPasses  # where the passes over the entries run (one device, or rows sharded over a mesh)
 
 
 class Frontier(NamedTuple):
@@ -219,7 +218,7 @@ def grow_config(binned, *, max_features: int, n_thresholds: int, mode: str, risk
     d = binned.codes.shape[1]
     n_bins = 1 << max(6, int(math.ceil(math.log2(max(int(binned.n_bins_per_feature.max()), 2)))))
     n_bins = min(n_bins, int(binned.bin_lo.shape[1]))
-    shift = int(max_rows).bit_length() if max_rows else 1
+    shift = bucket_size(max_rows).bit_length() if max_rows else 1  # from the bucket: one program per bucket
     if max_c1.bit_length() + shift > 31:
         shift = 0  # counts too large to pack two per int32: two channels
     return GrowConfig(
@@ -229,15 +228,18 @@ def grow_config(binned, *, max_features: int, n_thresholds: int, mode: str, risk
 
 
 def training_data(binned, s: np.ndarray, cfg: GrowConfig, *, seed: int, wu: float, rho: float, sigma: float,
-                  dtype=jnp.float32) -> TrainingData:
-    """Put the binned training set on the device (codes feature-major, flat)."""
-    n = binned.codes.shape[0]
+                  dtype=jnp.float32, devices: tuple | None = None) -> TrainingData:
+    """Put the binned training set on the device (codes feature-major, flat), rows zero-padded to
+    :func:`~pujax.compilation.bucket_size` so that data of a similar size runs the same programs (padding rows
+    are never referenced by an entry)."""
+    passes = entry_passes(tuple(devices) if devices else tuple(jax.devices()[:1]))
+    n = bucket_size(binned.codes.shape[0])
+    codes, s = pad_rows(n, binned.codes, np.asarray(s, dtype=np.uint8))
     return TrainingData(
-        codes_t=jnp.asarray(np.ascontiguousarray(binned.codes.T).reshape(-1)), n=int(n),
-        s=jnp.asarray(s.astype(np.uint8)), bin_lo=jnp.asarray(binned.bin_lo[:, :cfg.n_bins]),
-        bin_hi=jnp.asarray(binned.bin_hi[:, :cfg.n_bins]), wu=jnp.asarray(wu, dtype=dtype),
-        rho=jnp.asarray(rho, dtype=dtype), sigma=jnp.asarray(sigma, dtype=dtype),
-        seed=jnp.asarray(np.uint32(seed)))
+        codes_t=passes.replicate(np.ascontiguousarray(codes.T).reshape(-1)), n=int(n), s=passes.replicate(s),
+        bin_lo=put(binned.bin_lo[:, :cfg.n_bins]), bin_hi=put(binned.bin_hi[:, :cfg.n_bins]),
+        wu=put(wu, np.dtype(dtype)), rho=put(rho, np.dtype(dtype)), sigma=put(sigma, np.dtype(dtype)),
+        seed=put(np.uint32(seed)), passes=passes)
 
 
 # ------------------------------------------------------------------------------------------------ steps
@@ -253,8 +255,8 @@ def root_level(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cf
     c1 = np.array([int(s[r].sum()) for r in tree_rows], dtype=np.int64)
     c0 = np.array([len(r) for r in tree_rows], dtype=np.int64) - c1
     size = 128 if nt <= 128 else nt
-    risk = np.asarray(_root_risk(jnp.asarray(pad(c1.astype(np.int32), size)),
-                                 jnp.asarray(pad(c0.astype(np.int32), size)), data.wu, data.rho, data.sigma,
+    risk = np.asarray(_root_risk(put(pad(c1.astype(np.int32), size)),
+                                 put(pad(c0.astype(np.int32), size)), data.wu, data.rho, data.sigma,
                                  risk=cfg.risk, loss=cfg.loss))[:nt]
     gid = store.add(tree=np.arange(t0, t0 + nt), depth=np.zeros(nt), c1=c1, c0=c0, risk=risk)
     done = _finished(risk, c1, c0, np.zeros(nt, np.int64), cfg)
@@ -271,8 +273,9 @@ def root_level(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cf
     live = nid >= 0
     n_pad = pad_nodes(N)
     n_live = int(live.sum())
-    size = chunk_size(n_live)
-    entries = Entries(make_chunks(rows[live], nid[live].astype(np.int32), size, n_pad), size, n_live)
+    size = padded_size(chunk_size(n_live), data.passes.n_devices)
+    entries = Entries(make_chunks(rows[live], nid[live].astype(np.int32), size, n_pad, data.passes.put_rows),
+                      size, n_live)
     # routing of the "previous level" for the first pass: identity, everything goes left
     child_map = np.full((n_pad, 2), -1, np.int32)
     child_map[:N, 0] = np.arange(N)
@@ -287,11 +290,11 @@ def sample_node_features(state: LevelState, data: TrainingData, cfg: GrowConfig)
     nb = node_block(n_pad)
     host = {"tree": pad(fr.tree, n_pad), "uid": pad(fr.uid, n_pad), "c1": pad(fr.c1.astype(np.int32), n_pad),
             "c0": pad(fr.c0.astype(np.int32), n_pad), "const": pad2(fr.const, n_pad)}
-    level = jnp.asarray(state.level, jnp.uint32)
+    level = put(state.level, np.uint32)
     blocks = []
     for b in range(0, len(fr.gid), nb):
         span = slice(b, b + nb)
-        dev = {k: jnp.asarray(v[span]) for k, v in host.items()}
+        dev = {k: put(v[span]) for k, v in host.items()}
         feats, ok = prepare_nodes(dev["const"], data.seed, dev["tree"], dev["uid"], level, n_slots=cfg.n_slots)
         blocks.append(NodeBlock(span, dev["tree"], dev["uid"], dev["c1"], dev["c0"], feats, ok))
     return blocks
@@ -300,20 +303,21 @@ def sample_node_features(state: LevelState, data: TrainingData, cfg: GrowConfig)
 def _route_args(routing: Routing) -> tuple:
     """Device routing tables padded to >= 4096 rows: the entry kernels then compile once per node padding."""
     size = max(4096, len(routing.feature))
-    return (jnp.asarray(pad(routing.feature, size)), jnp.asarray(pad(routing.code, size)),
-            jnp.asarray(pad2(routing.child_map, size, -1)))
+    return (put(pad(routing.feature, size)), put(pad(routing.code, size)),
+            put(pad2(routing.child_map, size, -1)))
 
 
 def _random_from_histograms(state, blocks, feats, route_args, data, cfg):
     """Extra-Trees splits from per-(node, feature, bin) histograms (one routing + scatter pass per chunk)."""
-    acc = zeros_hist(cfg.n_slots, state.n_pad, cfg.n_bins, cfg.shift)
+    ps = data.passes
+    acc = ps.zeros(hist_shape(cfg.n_slots, state.n_pad, cfg.n_bins, cfg.shift))
     chunks = []
     for rows_c, nid_c in state.entries.chunks:
-        acc, nid_c = route_and_histogram(acc, data.codes_t, data.s, rows_c, nid_c, *route_args, feats,
-                                         n_bins=cfg.n_bins, shift=cfg.shift, n=data.n)
+        acc, nid_c = ps.route_and_histogram(acc, data.codes_t, data.s, rows_c, nid_c, *route_args, feats,
+                                            n_bins=cfg.n_bins, shift=cfg.shift, n=data.n)
         chunks.append((rows_c, nid_c))
-    hist = split_histogram(acc, n_bins=cfg.n_bins, n_blocks=state.n_pad // node_block(state.n_pad))
-    level = jnp.asarray(state.level, jnp.uint32)
+    hist = split_histogram(ps.finish(acc), n_bins=cfg.n_bins, n_blocks=state.n_pad // node_block(state.n_pad))
+    level = put(state.level, np.uint32)
     outs = [choose_random_splits(h, bk.feats, bk.ok, bk.c1, bk.c0, data.seed, bk.tree, bk.uid, level, data.wu,
                                  data.rho, data.sigma, data.bin_lo, data.bin_hi, from_hist=True,
                                  n_thresholds=cfg.n_thresholds, n_bins=cfg.n_bins, shift=cfg.shift, risk=cfg.risk,
@@ -324,21 +328,22 @@ def _random_from_histograms(state, blocks, feats, route_args, data, cfg):
 
 def _random_two_pass(state, blocks, feats, route_args, data, cfg):
     """Extra-Trees splits from a (min, max) pass, thresholds, then a left-count pass (no histograms)."""
-    acc = zeros((cfg.n_slots, state.n_pad, 2))
+    ps = data.passes
+    acc = ps.zeros((cfg.n_slots, state.n_pad, 2))
     chunks = []
     for rows_c, nid_c in state.entries.chunks:
-        acc, nid_c = route_and_range(acc, data.codes_t, rows_c, nid_c, *route_args, feats, n=data.n)
+        acc, nid_c = ps.route_and_range(acc, data.codes_t, rows_c, nid_c, *route_args, feats, n=data.n)
         chunks.append((rows_c, nid_c))
-    mx, mn = finish_range(acc)
-    level = jnp.asarray(state.level, jnp.uint32)
+    mx, mn = finish_range(ps.finish_max(acc))
+    level = put(state.level, np.uint32)
     T = cfg.n_thresholds
     thr = [draw_thresholds(mn[bk.span], mx[bk.span], bk.feats, bk.ok, data.seed, bk.tree, bk.uid, level,
                            data.bin_lo, data.bin_hi, n_thresholds=T, n_bins=cfg.n_bins)[0] for bk in blocks]
     thr_all = concat_pad(thr, state.n_pad)
-    acc = zeros((cfg.n_slots, state.n_pad, T if cfg.shift > 0 else 2 * T))
+    acc = ps.zeros((cfg.n_slots, state.n_pad, T if cfg.shift > 0 else 2 * T))
     for rows_c, nid_c in chunks:
-        acc = left_counts(acc, data.codes_t, data.s, rows_c, nid_c, feats, thr_all, shift=cfg.shift, n=data.n)
-    l_all, l_c1 = finish_left(acc, shift=cfg.shift)
+        acc = ps.left_counts(acc, data.codes_t, data.s, rows_c, nid_c, feats, thr_all, shift=cfg.shift, n=data.n)
+    l_all, l_c1 = finish_left(ps.finish(acc), shift=cfg.shift)
     outs = []
     for bk, t in zip(blocks, thr):
         stats = (mn[bk.span], mx[bk.span], l_all[bk.span], l_c1[bk.span], t)
@@ -352,8 +357,8 @@ def _random_two_pass(state, blocks, feats, route_args, data, cfg):
 def _best(state, blocks, route_args, data, cfg):
     """Best splits over every bin boundary: route, then histograms per node block (at most ``hist_budget``
     cells per pass)."""
-    n_pad = state.n_pad
-    chunks = tuple((r, route(data.codes_t, r, c, *route_args, n_out=n_pad, n=data.n))
+    n_pad, ps = state.n_pad, data.passes
+    chunks = tuple((r, ps.route(data.codes_t, r, c, *route_args, n_out=n_pad, n=data.n))
                    for r, c in state.entries.chunks)
     cells = cfg.n_slots * cfg.n_bins * (1 if cfg.shift > 0 else 2)
     outs = []
@@ -364,12 +369,12 @@ def _best(state, blocks, route_args, data, cfg):
             sub //= 2
         for s0 in range(0, nb, sub):
             part = NodeBlock(*(bk[:1] + tuple(v[s0:s0 + sub] for v in bk[1:]))) if sub < nb else bk
-            acc = zeros_hist(cfg.n_slots, sub, cfg.n_bins, cfg.shift)
-            offset = jnp.asarray(bk.span.start + s0, jnp.int32)
+            acc = ps.zeros(hist_shape(cfg.n_slots, sub, cfg.n_bins, cfg.shift))
+            offset = put(bk.span.start + s0, np.int32)
             for rows_c, nid_c in chunks:
-                acc = histogram(acc, data.codes_t, data.s, rows_c, nid_c, part.feats, offset, n_bins=cfg.n_bins,
-                                shift=cfg.shift, n=data.n)
-            hist = split_histogram(acc, n_bins=cfg.n_bins, n_blocks=1)[0]
+                acc = ps.histogram(acc, data.codes_t, data.s, rows_c, nid_c, part.feats, offset, n_bins=cfg.n_bins,
+                                   shift=cfg.shift, n=data.n)
+            hist = split_histogram(ps.finish(acc), n_bins=cfg.n_bins, n_blocks=1)[0]
             outs.append(choose_best_splits(hist, part.feats, part.ok, part.c1, part.c0, data.wu, data.rho,
                                            data.sigma, n_bins=cfg.n_bins, shift=cfg.shift, risk=cfg.risk,
                                            loss=cfg.loss))
@@ -400,14 +405,14 @@ def level_splits(state: LevelState, blocks: list[NodeBlock], data: TrainingData,
     return chunks, LevelSplits(**{k: res[k] for k in LevelSplits._fields})
 
 
-def compact_entries(entries: Entries, chunks: tuple, n_pad: int) -> Entries:
+def compact_entries(entries: Entries, chunks: tuple, n_pad: int, passes: EntryPasses) -> Entries:
     """Drop finished entries when that frees a chunk (and shrink the chunk size 8-fold in the growth's tail)."""
     size, n_live = entries.size, entries.n_live
     shrink = size >= 8 * 4096 and n_live <= size // 8
     if -(-n_live // size) < len(chunks) or shrink:
         while size >= 8 * 4096 and n_live <= size // 8:
-            size //= 8
-        chunks = compact_chunks(chunks, size, n_pad)
+            size = padded_size(size // 8, passes.n_devices)
+        chunks = compact_chunks(chunks, size, n_pad, passes.put_rows, passes.get)
     return Entries(tuple(chunks), size, n_live)
 
 
@@ -481,7 +486,7 @@ def grow_batch(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cf
                      state.entries.size)
         blocks = sample_node_features(state, data, cfg)
         chunks, splits = level_splits(state, blocks, data, cfg)
-        entries = compact_entries(state.entries, chunks, state.n_pad)
+        entries = compact_entries(state.entries, chunks, state.n_pad, data.passes)
         children = record_splits(store, state.frontier, splits, cfg)
         state = next_level(state, splits, children, entries)
     return store.view()
@@ -490,8 +495,8 @@ def grow_batch(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cf
 def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss: str, wu: float, rho: float,
                 sigma: float, max_features: int, n_thresholds: int, mode: str, max_depth: int | None,
                 min_samples_split: int, max_work: int = 1 << 26, hist_budget: int = 1 << 25, bar=None,
-                dtype=jnp.float32, n_jobs: int = 1, two_pass: bool | None = None, center=None,
-                scale=None) -> Forest:
+                dtype=jnp.float32, n_threads: int = 1, two_pass: bool | None = None, center=None,
+                scale=None, devices: tuple | None = None) -> Forest:
     """Grow ``len(tree_rows)`` trees and return them as one :class:`~pujax.trees.model.Forest`.
 
     Args:
@@ -507,10 +512,13 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
       max_work: bound on the entries (tree, row) of one batch of trees (memory); hist_budget: bound on histogram
         cells of the best-split mode.
       bar: optional progress bar (``update`` called once per finished tree batch, with the batch size).
-      n_jobs: number of tree batches grown concurrently in host threads (XLA releases the GIL while it runs).
+      n_threads: tree batches grown concurrently in host threads on one device (XLA releases the GIL while it
+        runs); on several devices the batches run one after the other, each over all devices.
       two_pass: Extra-Trees statistics from (min, max) + left-count passes instead of histograms (None: chosen
         per level, histograms unless they would be much larger than the entries).
       center, scale: the standardisation the binned matrix was made with, stored in the forest (None: 0 and 1).
+      devices: tuple of :class:`jax.Device` (None: the default device); on several, the entries of every level
+        are sharded over them and the integer histograms summed (:mod:`pujax.trees.sharding`): the same forest.
     """
     n, d = binned.codes.shape
     n_trees = len(tree_rows)
@@ -520,11 +528,11 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
                       loss=loss, max_depth=max_depth, min_samples_split=min_samples_split,
                       hist_budget=hist_budget, two_pass=two_pass, max_rows=int(sizes.max()) if n_trees else 0,
                       max_c1=max_c1)
-    data = training_data(binned, s, cfg, seed=seed, wu=wu, rho=rho, sigma=sigma, dtype=dtype)
+    data = training_data(binned, s, cfg, seed=seed, wu=wu, rho=rho, sigma=sigma, dtype=dtype, devices=devices)
     batch = max(1, min(n_trees, max_work // max(int(sizes.max()), 1)))
-    n_jobs = max(1, int(n_jobs))
-    if n_jobs > 1:
-        batch = max(1, min(batch, -(-n_trees // n_jobs)))
+    n_threads = max(1, int(n_threads)) if data.passes.n_devices == 1 else 1
+    if n_threads > 1:
+        batch = max(1, min(batch, -(-n_trees // n_threads)))
     starts = list(range(0, n_trees, batch))
 
     def run(t0):
@@ -534,10 +542,10 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
             bar.update(t1 - t0)
         return out
 
-    if n_jobs > 1 and len(starts) > 1:
+    if n_threads > 1 and len(starts) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=min(n_jobs, len(starts))) as pool:
+        with ThreadPoolExecutor(max_workers=min(n_threads, len(starts))) as pool:
             parts = list(pool.map(run, starts))
     else:
         parts = [run(t0) for t0 in starts]

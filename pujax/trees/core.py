@@ -7,15 +7,38 @@ Every node holds :math:`W_p = |P'| w_p` and :math:`W_n = |U'| w_u - |P'| w_p` wi
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
+from pujax.devices import resolve_devices
 from pujax.trees.binning import fit_bins
 from pujax.trees.builder import grow_forest
 from pujax.trees.model import Forest, standardization, standardize
 from pujax.trees.predict import forest_leaves, forest_mean_value
 
 __all__ = ["forest_fit", "forest_proba", "forest_decision", "forest_apply", "forest_summaries", "node_weights",
-           "tree_rows"]
+           "tree_rows", "seed_from_key"]
+
+
+def seed_from_key(key) -> int:
+    """A 32-bit seed from a JAX PRNG key, by a murmur3 mix of its key data on the host (``jax.random.bits``
+    would compile four small programs)."""
+    import jax
+
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        key = jax.random.key_data(key)
+    words = np.asarray(key, dtype=np.uint64).reshape(-1) & np.uint64(0xFFFFFFFF)
+    h = np.uint64(0x9E3779B9)
+    mask = np.uint64(0xFFFFFFFF)
+    for w in words:
+        h = (h ^ (w + np.uint64(0x7F4A7C15) + ((h << np.uint64(6)) & mask) + (h >> np.uint64(2)))) & mask
+        h ^= h >> np.uint64(16)
+        h = (h * np.uint64(0x85EBCA6B)) & mask
+        h ^= h >> np.uint64(13)
+        h = (h * np.uint64(0xC2B2AE35)) & mask
+        h ^= h >> np.uint64(16)
+    return int(h)
 
 
 def node_weights(s: np.ndarray, prior: float | None, risk: str) -> tuple[float, float, float]:
@@ -42,14 +65,15 @@ def tree_rows(seed: int, s: np.ndarray, n_trees: int, bootstrap: bool) -> list:
 def forest_fit(key, X: np.ndarray, s: np.ndarray, prior: float | None, *, risk: str = "nnpu",
                loss: str = "quadratic", n_estimators: int = 100, max_features: int | None = None,
                max_candidates: int = 1, splitter: str = "random", max_depth: int | None = None,
-               min_samples_split: int = 2, bootstrap: bool = False, n_bins: int = 256, n_jobs: int = 1,
-               progress_bar=None) -> Forest:
+               min_samples_split: int = 2, bootstrap: bool = False, n_bins: int = 256, devices=None,
+               n_threads: int | None = None, progress_bar=None) -> Forest:
     """Grow a PU forest (or a supervised one with ``risk="pn"``) on validated data.
 
     Parameters
     ----------
     key : JAX PRNG key
-        All randomness (bin subsample, bootstrap, features and thresholds) derives from one 32-bit draw of it.
+        All randomness (bin subsample, bootstrap, features and thresholds) derives from one 32-bit seed mixed
+        from it (:func:`seed_from_key`).
     X : (n, d) float array
         Standardised per feature in float64 before the float32 cast (:func:`~pujax.trees.model.standardization`):
         the forest does not depend on the units or offsets of the features.
@@ -65,17 +89,19 @@ def forest_fit(key, X: np.ndarray, s: np.ndarray, prior: float | None, *, risk: 
     max_depth, min_samples_split : stopping rules (besides pure nodes and identical rows).
     bootstrap : resample P and U separately, with replacement, for every tree.
     n_bins : histogram bins per feature (at most 256).
-    n_jobs : tree batches grown concurrently in host threads.
+    devices : None, int, sequence of :class:`jax.Device` or :class:`jax.sharding.Mesh`
+        Where to grow (:func:`pujax.devices.resolve_devices`; None: every device). On several devices the rows of
+        every level are sharded and the per-(node, feature, bin) counts summed: the forest does not depend on the
+        number of devices.
+    n_threads : tree batches grown concurrently in host threads on a single device (None: one per CPU core).
     progress_bar : optional object with ``update(k)``, called as trees finish.
 
     Returns
     -------
     Forest
     """
-    import jax
-
     s = np.asarray(s)
-    seed = int(np.asarray(jax.random.bits(key, (), dtype=np.uint32)))
+    seed = seed_from_key(key)
     wu, rho, sigma = node_weights(s, prior, risk)
     rows = tree_rows(seed, s, int(n_estimators), bool(bootstrap))
     center, scale = standardization(X)
@@ -85,7 +111,8 @@ def forest_fit(key, X: np.ndarray, s: np.ndarray, prior: float | None, *, risk: 
         binned, s.astype(np.uint8), rows, seed=seed, risk=risk, loss=loss, wu=wu, rho=rho, sigma=sigma,
         max_features=d if max_features is None else int(max_features), n_thresholds=int(max_candidates),
         mode=splitter, max_depth=max_depth, min_samples_split=int(min_samples_split), bar=progress_bar,
-        n_jobs=n_jobs, center=center, scale=scale)
+        n_threads=(os.cpu_count() or 1) if n_threads is None else n_threads, center=center, scale=scale,
+        devices=resolve_devices(devices))
 
 
 def forest_proba(forest: Forest, X: np.ndarray) -> np.ndarray:

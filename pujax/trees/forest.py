@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin, resolve_prior
+from pujax.devices import resolve_devices, resolve_n_jobs_alias
 from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.risk import NODE_RISK_LOSSES
@@ -69,18 +69,6 @@ def _resolve_max_features(max_features, d: int) -> int:
     raise TypeError(f"max_features has unsupported type {type(max_features).__name__}.")
 
 
-def _resolve_n_jobs(n_jobs) -> int:
-    if n_jobs is None:
-        return 1
-    n_jobs = int(n_jobs)
-    cpus = os.cpu_count() or 1
-    if n_jobs < 0:
-        return max(1, cpus + 1 + n_jobs)
-    if n_jobs == 0:
-        raise ValueError("n_jobs=0 is not valid; use None, a positive int or -1 (all cores).")
-    return n_jobs
-
-
 class _BasePUForest(PUClassifierMixin, BaseEstimator):
     """Shared fit / predict of the tree estimators: validate, call :func:`~pujax.trees.core.forest_fit`, store.
 
@@ -115,8 +103,16 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
             min_samples_split=check_int(self.min_samples_split, "min_samples_split", low=2), n_bins=n_bins,
             splitter=splitter, bootstrap=bool(getattr(self, "bootstrap", False)),
             max_features=_resolve_max_features(getattr(self, "max_features", None), d),
-            n_jobs=_resolve_n_jobs(getattr(self, "n_jobs", None)),
         )
+
+    def _devices(self):
+        """``devices`` checked, with the deprecated ``n_jobs`` (its device meaning) mapped onto it."""
+        n_jobs = getattr(self, "n_jobs", None)
+        if n_jobs is not None:
+            n_jobs = check_int(n_jobs, "n_jobs", low=-1)
+            if n_jobs == 0:
+                raise ValueError("n_jobs=0 is not valid; pass devices=... (None, an int, devices or a Mesh).")
+        return resolve_devices(resolve_n_jobs_alias(self, getattr(self, "devices", None), n_jobs))
 
     def _check_loaded(self):
         check_forest(self.forest_, self.n_features_in_)
@@ -151,6 +147,7 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         X_arr, s_arr, _, prior = self._validate_fit(X, y)
         d = X_arr.shape[1]
         cfg = self._check_params(d)
+        cfg["devices"] = self._devices()
         if cfg["risk"] == "pn":
             self.prior_ = float(s_arr.mean())
         verbose = bool(getattr(self, "verbose", False))
@@ -231,11 +228,16 @@ class PUExtraTreesClassifier(_BasePUForest):
         Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
     prior : float in (0, 1) or "auto", default="auto"
         Class prior :math:`\pi = P(y = 1)` of the unlabeled population; ``"auto"`` estimates it with
-        :func:`pujax.prior.estimate_prior`. Ignored for ``risk="pn"``.
+        :func:`pujax.prior.estimate_prior` (on the standardised features). Ignored for ``risk="pn"``.
     random_state : None, int, numpy random state or JAX key, default=None
         Seeds feature sampling, thresholds and bootstrap.
-    n_jobs : int or None, default=-1
-        Tree batches grown concurrently in host threads (-1: all cores).
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
+        Where the trees grow (None: every device; :mod:`pujax.devices`). On several devices the rows of every
+        level are sharded over them and the per-(node, feature, bin) counts summed exactly: the same
+        ``random_state`` gives the same forest on any number of devices.
+    n_jobs : int or None, default=None
+        Deprecated name of ``devices`` (-1: every device, k: k devices); kept for one release with a
+        ``FutureWarning``.
     verbose : bool, default=False
         Progress bar over the trees.
 
@@ -300,7 +302,7 @@ class PUExtraTreesClassifier(_BasePUForest):
 
     def __init__(self, n_estimators=100, *, risk="nnpu", loss="quadratic", max_features="sqrt", max_candidates=1,
                  max_depth=None, min_samples_split=2, bootstrap=False, n_bins=256, prior="auto", random_state=None,
-                 n_jobs=-1, verbose=False):
+                 devices=None, n_jobs=None, verbose=False):
         self.n_estimators = n_estimators
         self.risk = risk
         self.loss = loss
@@ -312,6 +314,7 @@ class PUExtraTreesClassifier(_BasePUForest):
         self.n_bins = n_bins
         self.prior = prior
         self.random_state = random_state
+        self.devices = devices
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -345,11 +348,13 @@ class PURandomForestClassifier(_BasePUForest):
         Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
     prior : float in (0, 1) or "auto", default="auto"
         Class prior :math:`\pi = P(y = 1)` of the unlabeled population; ``"auto"`` estimates it with
-        :func:`pujax.prior.estimate_prior`. Ignored for ``risk="pn"``.
+        :func:`pujax.prior.estimate_prior` (on the standardised features). Ignored for ``risk="pn"``.
     random_state : None, int, numpy random state or JAX key, default=None
         Seeds feature sampling, thresholds and bootstrap.
-    n_jobs : int or None, default=-1
-        Tree batches grown concurrently in host threads (-1: all cores).
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
+        Where the trees grow, as in :class:`PUExtraTreesClassifier`.
+    n_jobs : int or None, default=None
+        Deprecated name of ``devices``; kept for one release with a ``FutureWarning``.
     verbose : bool, default=False
         Progress bar over the trees.
 
@@ -383,8 +388,8 @@ class PURandomForestClassifier(_BasePUForest):
     _splitter = "best"
 
     def __init__(self, n_estimators=100, *, risk="nnpu", loss="quadratic", max_features="sqrt", max_depth=None,
-                 min_samples_split=2, bootstrap=True, n_bins=256, prior="auto", random_state=None, n_jobs=-1,
-                 verbose=False):
+                 min_samples_split=2, bootstrap=True, n_bins=256, prior="auto", random_state=None,
+                 devices=None, n_jobs=None, verbose=False):
         self.n_estimators = n_estimators
         self.risk = risk
         self.loss = loss
@@ -395,6 +400,7 @@ class PURandomForestClassifier(_BasePUForest):
         self.n_bins = n_bins
         self.prior = prior
         self.random_state = random_state
+        self.devices = devices
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -429,9 +435,11 @@ class PUDecisionTreeClassifier(_BasePUForest):
         Histogram bins per feature (uint8 codes); with at least as many bins as distinct values, splits are exact.
     prior : float in (0, 1) or "auto", default="auto"
         Class prior :math:`\pi = P(y = 1)` of the unlabeled population; ``"auto"`` estimates it with
-        :func:`pujax.prior.estimate_prior`. Ignored for ``risk="pn"``.
+        :func:`pujax.prior.estimate_prior` (on the standardised features). Ignored for ``risk="pn"``.
     random_state : None, int, numpy random state or JAX key, default=None
         Seeds feature sampling, thresholds and bootstrap.
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
+        Where the tree grows, as in :class:`PUExtraTreesClassifier`.
     verbose : bool, default=False
         Progress bar over the trees.
 
@@ -467,7 +475,8 @@ class PUDecisionTreeClassifier(_BasePUForest):
     _splitter = "best"
 
     def __init__(self, *, risk="nnpu", loss="quadratic", splitter="best", max_features=None, max_candidates=1,
-                 max_depth=None, min_samples_split=2, n_bins=256, prior="auto", random_state=None, verbose=False):
+                 max_depth=None, min_samples_split=2, n_bins=256, prior="auto", random_state=None, devices=None,
+                 verbose=False):
         self.risk = risk
         self.loss = loss
         self.splitter = splitter
@@ -478,4 +487,5 @@ class PUDecisionTreeClassifier(_BasePUForest):
         self.n_bins = n_bins
         self.prior = prior
         self.random_state = random_state
+        self.devices = devices
         self.verbose = verbose

@@ -13,6 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.compilation import bucket_size
+from pujax.trees.assembly import pad, put
 from pujax.trees.model import Forest
 
 __all__ = ["Traversal", "traversal", "forest_leaves", "forest_mean_value"]
@@ -34,16 +36,19 @@ _CACHE: dict = {}  # id(forest.left) -> (weakref to forest.left, Traversal)
 
 
 def _prepare(forest: Forest) -> Traversal:
+    """Node arrays padded to :func:`~pujax.compilation.bucket_size` nodes (unreachable self-pointing leaves), so
+    that forests of a similar size share the traversal programs."""
     n_nodes = forest.n_nodes
-    idx = np.arange(n_nodes, dtype=np.int32)
-    leaf = forest.left < 0
+    size = bucket_size(n_nodes)
+    idx = np.arange(size, dtype=np.int32)
+    leaf = pad(forest.left, size, -1) < 0
     return Traversal(
-        feature=jnp.asarray(np.where(leaf, 0, forest.feature).astype(np.int32)),
-        threshold=jnp.asarray(np.asarray(forest.threshold, dtype=np.float32)),
-        left=jnp.asarray(np.where(leaf, idx, forest.left).astype(np.int32)),
-        right=jnp.asarray(np.where(leaf, idx, forest.right).astype(np.int32)),
-        value=jnp.asarray(np.asarray(forest.value, dtype=np.float32)),
-        roots=jnp.asarray(forest.tree_offsets[:-1].astype(np.int32)),
+        feature=put(np.where(leaf, 0, pad(forest.feature, size)).astype(np.int32)),
+        threshold=put(pad(np.asarray(forest.threshold, dtype=np.float32), size, np.inf)),
+        left=put(np.where(leaf, idx, pad(forest.left, size)).astype(np.int32)),
+        right=put(np.where(leaf, idx, pad(forest.right, size)).astype(np.int32)),
+        value=put(pad(np.asarray(forest.value, dtype=np.float32), size)),
+        roots=put(forest.tree_offsets[:-1].astype(np.int32)),
         n_steps=int(forest.depth.max()) if n_nodes else 0,
     )
 
@@ -88,8 +93,8 @@ def _row_chunk(n_trees: int, budget: int = 1 << 22) -> int:
 
 
 def _over_row_chunks(trav: Traversal, X: np.ndarray, fn, empty: np.ndarray) -> np.ndarray:
-    """Apply the jit function ``fn(xb, n_steps)`` to fixed-size row chunks of ``X`` (the last one zero-padded to a
-    bucket size, so few shapes compile) and concatenate the results along axis 0."""
+    """Apply the jit function ``fn(xb, n_steps)`` to fixed-size row chunks of ``X`` (a single chunk zero-padded
+    to :func:`~pujax.compilation.bucket_size` rows: one program per bucket); concatenate the results (axis 0)."""
     X = np.asarray(X, dtype=np.float32)
     n = X.shape[0]
     chunk = _row_chunk(int(trav.roots.shape[0]))
@@ -98,10 +103,10 @@ def _over_row_chunks(trav: Traversal, X: np.ndarray, fn, empty: np.ndarray) -> n
     for a in range(0, n, chunk):
         xb = X[a: a + chunk]
         m = xb.shape[0]
-        size = chunk if n > chunk else max(8, 1 << int(np.ceil(np.log2(max(m, 1)))))
+        size = chunk if n > chunk else bucket_size(m)
         if m < size:
             xb = np.concatenate([xb, np.zeros((size - m, X.shape[1]), np.float32)])
-        out.append(np.asarray(fn(jnp.asarray(xb), steps))[:m])
+        out.append(np.asarray(fn(put(xb), steps))[:m])
     return np.concatenate(out, axis=0) if out else empty
 
 

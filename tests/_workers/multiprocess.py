@@ -83,6 +83,25 @@ def job_nnpu():
     return out
 
 
+def job_forest():
+    """PU Extra Trees with rows sharded over every device, and on one device (the reference)."""
+    import jax
+    import numpy as np
+
+    from pujax import PUExtraTreesClassifier
+
+    X, s, _ = _problem()
+    out = {}
+    for name, devices in (("all", None), ("one", jax.local_devices()[:1])):
+        est = PUExtraTreesClassifier(n_estimators=4, max_candidates=2, prior=0.4, random_state=0, devices=devices)
+        est.fit(X, s)
+        out[f"proba_{name}"] = est.predict_proba(X)[:, 1]
+        out[f"feature_{name}"] = est.forest_.feature
+        out[f"threshold_{name}"] = est.forest_.threshold
+    out["n_devices"] = np.array(len(jax.devices()))
+    return out
+
+
 def main(argv):
     pid, n, port, out = int(argv[0]), int(argv[1]), int(argv[2]), argv[3]
     jobs = argv[4:]
