@@ -581,3 +581,25 @@ def test_two_processes_grow_the_one_process_forest(tmp_path):
     for key in ("proba", "feature", "threshold"):
         np.testing.assert_array_equal(one[f"forest.{key}_all"], one[f"forest.{key}_one"])
         np.testing.assert_array_equal(two[f"forest.{key}_all"], one[f"forest.{key}_all"])
+
+
+def test_load_refuses_an_inconsistent_forest(et, tmp_path):
+    """A model file whose forest has out-of-range children, or a center of the wrong length, is refused with an
+    error naming the file (the Forest schema and check_forest run on load)."""
+    import json
+
+    et.save(tmp_path / "et")
+    with open(tmp_path / "et.json") as f:
+        doc = json.load(f)
+    fields = doc["fitted"]["__dict__"]["forest_"]["fields"]
+    with np.load(tmp_path / "et.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    for name, tamper in [("left", lambda a: np.where(a >= 0, a + 10**6, a)), ("center", lambda a: a[:-1])]:
+        bad = dict(arrays)
+        key = fields[name]["__array__"]
+        bad[key] = tamper(arrays[key])
+        np.savez(tmp_path / "bad.npz", **bad)
+        with open(tmp_path / "bad.json", "w") as f:
+            json.dump(doc, f)
+        with pytest.raises(ValueError, match="bad.json"):
+            PUExtraTreesClassifier.load(tmp_path / "bad")
