@@ -603,3 +603,11 @@ def test_load_refuses_an_inconsistent_forest(et, tmp_path):
             json.dump(doc, f)
         with pytest.raises(ValueError, match="bad.json"):
             PUExtraTreesClassifier.load(tmp_path / "bad")
+
+
+def test_forest_string_indexing_is_deprecated(et):
+    with pytest.warns(FutureWarning, match="forest_.feature"):
+        np.testing.assert_array_equal(et.forest_["feature"], et.forest_.feature)
+    assert et.forest_[0] is et.forest_.feature  # tuple indexing is unchanged
+    with pytest.raises(KeyError):
+        et.forest_["nope"]

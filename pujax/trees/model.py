@@ -6,6 +6,7 @@ at node ``i`` when its standardised feature ``(x[feature[i]] - center) / scale``
 """
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -51,6 +52,15 @@ class Forest(NamedTuple):
     tree_offsets: np.ndarray
     center: np.ndarray
     scale: np.ndarray
+
+    def __getitem__(self, key):
+        if isinstance(key, str):  # forest_["feature"]: the fitted forest was a dict of arrays
+            if key not in self._fields:
+                raise KeyError(key)
+            warnings.warn(f'forest_["{key}"] is deprecated and will be removed in the next release; use '
+                          f"forest_.{key} (forest_ is a Forest NamedTuple).", FutureWarning, stacklevel=2)
+            return getattr(self, key)
+        return tuple.__getitem__(self, key)
 
     @property
     def n_nodes(self) -> int:
