@@ -6,9 +6,10 @@ predictions of the unlabeled rows (bandwidth factor ``bw_mix`` times their stand
 ``gaussian_kde``) and of the labeled rows (``bw_pos``) give the density ratio
 :math:`r(x) = f_p(y(x)) / f_u(y(x))` at the unlabeled rows (Alg. 1, steps 1-3). It is clipped at 50, smoothed by a
 centred rolling median of 11 values, made non-increasing in :math:`y` below the mid-point of the two classes' mean
-predictions, smoothed again by a rolling median of :math:`2\lfloor n_u/20 \rfloor + 1` values, and sorted (the
-ratio becomes a non-increasing function of :math:`y`). The proportion of negatives :math:`\alpha` in U makes the
-posteriors :math:`p(n \mid x) = \max(0, 1 - (1-\alpha) r(x))` average to :math:`\alpha` (Alg. 1, step 4): the
+predictions, smoothed again by a rolling median of :math:`2\lfloor m/20 \rfloor + 1` values (m evaluation rows),
+and sorted (the ratio becomes a non-increasing function of :math:`y`). The proportion of negatives
+:math:`\alpha` in U makes the posteriors :math:`p(n \mid x) = \max(0, 1 - (1-\alpha) r(x))` average to
+:math:`\alpha` (Alg. 1, step 4): the
 fixed-point iteration :math:`\alpha \leftarrow \overline{p(n \mid x)}` from 0 ("converge" estimate) and, on a grid
 of step 0.001, the :math:`\alpha` of largest second difference of :math:`\overline{p(n \mid x)} - \alpha` among those
 with a difference below 0.05 ("non-converge" estimate), combined by the rule of the author's code; the estimate is
@@ -16,8 +17,9 @@ with a difference below 0.05 ("non-converge" estimate), combined by the rule of 
 
 Implementation: the two densities are computed on a grid of 2048 points from linearly binned scores (binned KDE,
 the Gaussian kernel applied by FFT convolution) and interpolated; the unlabeled rows used as evaluation points are
-a random subsample of at most ``max_samples``; every step is a jit-compiled JAX function, and the bootstrap
-(held-out P and U scores resampled) runs the whole chain for all resamples in one batched program.
+a random subsample of at most ``max_samples``; every step is a jit-compiled JAX function on scores padded to bucket
+sizes, and the bootstrap (held-out P and U scores resampled) runs the whole chain for all resamples in one batched
+program.
 """
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.prior._common import batch_size
+from pujax.compilation import bucket_size, pad_rows
+from pujax.prior._common import batch_size, row_counts
 
 __all__ = ["dedpul_estimate"]
 
@@ -111,23 +114,23 @@ def _alpha(r):
 
 
 @partial(jax.jit, static_argnames=("k",))
-def _dedpul_point(y_eval, y_u, y_p, grid, bw_mix, bw_pos, threshold, k):
-    r = _ratio(y_eval, _logit(y_u), jnp.ones_like(y_u), _logit(y_p), jnp.ones_like(y_p), grid, bw_mix, bw_pos,
-               threshold, k)
+def _dedpul_point(y_eval, y_u, w_u, y_p, w_p, grid, bw_mix, bw_pos, threshold, k):
+    r = _ratio(y_eval, _logit(y_u), w_u, _logit(y_p), w_p, grid, bw_mix, bw_pos, threshold, k)
     a, a_conv, a_nonconv = _alpha(r)
     return 1.0 - a, 1.0 - a_conv, 1.0 - a_nonconv
 
 
 @partial(jax.jit, static_argnames=("n_eval", "k", "n_bootstrap", "batch"))
-def _dedpul_boot(key, y_u, y_p, grid, bw_mix, bw_pos, n_eval, k, n_bootstrap, batch):
-    n_u, n_p = y_u.shape[0], y_p.shape[0]
+def _dedpul_boot(key, y_u, y_p, n_u, n_p, grid, bw_mix, bw_pos, n_eval, k, n_bootstrap, batch):
+    """Bootstrap of the first ``n_u`` / ``n_p`` entries of the padded ``y_u`` / ``y_p``."""
     t_u, t_p = _logit(y_u), _logit(y_p)
+    dt = y_u.dtype
 
     def one(key_b):
         ku, kp, ke = jax.random.split(key_b, 3)
-        w_u = jnp.bincount(jax.random.randint(ku, (n_u,), 0, n_u), length=n_u).astype(y_u.dtype)
-        w_p = jnp.bincount(jax.random.randint(kp, (n_p,), 0, n_p), length=n_p).astype(y_p.dtype)
-        y_eval = jnp.sort(y_u[jax.random.choice(ke, n_u, (n_eval,), p=w_u / n_u)])
+        w_u = row_counts(ku, y_u.shape[0], n_u, dt)
+        w_p = row_counts(kp, y_p.shape[0], n_p, dt)
+        y_eval = jnp.sort(y_u[jax.random.choice(ke, y_u.shape[0], (n_eval,), p=w_u / n_u)])
         threshold = 0.5 * (jnp.sum(w_u * y_u) / n_u + jnp.sum(w_p * y_p) / n_p)
         r = _ratio(y_eval, t_u, w_u, t_p, w_p, grid, bw_mix, bw_pos, threshold, k)
         return 1.0 - _alpha(r)[0]
@@ -182,13 +185,17 @@ def dedpul_estimate(g_p, g_u, *, bw_mix: float = 0.05, bw_pos: float = 0.1, max_
     grid = jnp.linspace(t_all.min() - margin, t_all.max() + margin, _GRID, dtype=dt)
     threshold = 0.5 * (y_u.mean() + y_p.mean())
     k = n_eval // 20
-    theta, conv, nonconv = _dedpul_point(jnp.asarray(y_eval, dt), jnp.asarray(y_u, dt), jnp.asarray(y_p, dt), grid,
-                                         bw_mix, bw_pos, threshold, k)
+    # scores padded to bucket sizes with zero weight: data of similar sizes reuse the compiled programs
+    (yu_pad, wu), (yp_pad, wp) = (pad_rows(bucket_size(y.size), y, (y > -1).astype(np.float64), fill=[0.5, 0.0])
+                                  for y in (y_u, y_p))
+    yu_pad, wu, yp_pad, wp = (jnp.asarray(a, dt) for a in (yu_pad, wu, yp_pad, wp))
+    theta, conv, nonconv = _dedpul_point(jnp.asarray(y_eval, dt), yu_pad, wu, yp_pad, wp, grid, bw_mix, bw_pos,
+                                         threshold, k)
     out = dict(prior=float(theta), prior_converge=float(conv), prior_nonconverge=float(nonconv))
     if n_bootstrap:
         batch = batch_size(n_bootstrap, n_eval * (2 * k + 12) + 16 * _GRID)
-        out["bootstrap"] = np.asarray(_dedpul_boot(key, jnp.asarray(y_u, dt), jnp.asarray(y_p, dt), grid, bw_mix,
-                                                   bw_pos, n_eval, k, n_bootstrap, batch))
+        out["bootstrap"] = np.asarray(_dedpul_boot(key, yu_pad, yp_pad, y_u.size, y_p.size, grid, bw_mix, bw_pos,
+                                                   n_eval, k, n_bootstrap, batch))
     return out
 
 
