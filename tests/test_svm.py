@@ -374,3 +374,17 @@ def test_same_predictions_on_one_and_four_devices():
     for name in ("RESVM", "BAG"):
         assert out[name] >= 0.999, out
         assert out[name + "_coef"] < 1e-3, out
+
+
+def test_refit_in_the_same_size_bucket_compiles_nothing(pu_data):
+    """Rows, resample widths and predict batches are padded to size buckets: a refit on fewer rows of the same
+    bucket, and a predict on another batch size, reuse the compiled programs."""
+    from pujax.compilation import count_compilations
+
+    Xtr, s, _, Xte, _ = pu_data
+    make = lambda: RESVMClassifier(n_estimators=6, prior=0.3, random_state=0)  # noqa: E731
+    make().fit(Xtr, s).predict(Xte[:150])
+    keep = np.r_[np.arange(39), np.arange(40, len(s) - 3)]  # 1 labeled and 3 unlabeled rows fewer
+    with count_compilations() as c:
+        make().fit(Xtr[keep], s[keep]).predict(Xte[:140])
+    assert c.count == 0, c

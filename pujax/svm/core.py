@@ -175,7 +175,7 @@ def solve_problems(X, problems: Problems, *, kernel: str = "rbf", gamma=1.0, coe
     dtype = jnp.zeros(()).dtype
     B, n = problems.idx.shape
     block = _block_size(B, n, n_dev)
-    Xd = replicate(mesh, np.asarray(X, dtype))
+    Xd = replicate(mesh, pad_rows(bucket_size(len(X)), np.asarray(X, dtype)))  # bucketed: refits reuse programs
     per_problem = [np.broadcast_to(np.asarray(v, dtype), (B,)) for v in (gamma, coef0)]
     tol = jnp.asarray(tol, dtype)
     outs = []

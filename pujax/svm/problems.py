@@ -103,7 +103,8 @@ def _rows(key, rows: np.ndarray, size: int | None, n_estimators: int) -> np.ndar
     """``size`` draws with replacement from ``rows`` per model, or every row once when ``size`` is None."""
     if size is None:
         return np.broadcast_to(rows[None], (n_estimators, rows.size))
-    pick = np.asarray(jax.random.randint(key, (n_estimators, size), 0, rows.size))
+    width = bucket_size(size)  # drawn at a bucketed width (no new program per size), the first ``size`` kept
+    pick = np.asarray(jax.random.randint(key, (n_estimators, width), 0, rows.size))[:, :size]
     return rows[pick]
 
 
