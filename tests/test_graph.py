@@ -480,3 +480,16 @@ def test_devices_one_and_four_give_identical_cuts():
         for sets, values in zip(four["sets"], four["values"]):
             assert values[q] == value
             np.testing.assert_array_equal(np.asarray(sets[q]), source)
+
+
+def test_two_hnc_auto_prior_is_turned_into_the_fraction_of_all_rows():
+    """prior="auto" estimates the positive share of U (prior_); the partition is chosen for the positive fraction
+    of all rows, (|L+| + prior_ |U|) / n -- the same model as passing that fraction."""
+    X, y, s, _ = blobs(5, n_pos=60, n_neg=50, d=3, n_lab=25)
+    kw = dict(n_neighbors=5, feature_weights=None, lambdas=np.linspace(0, 0.5, 16), random_state=0)
+    auto = TwoHNC(**kw).fit(X, s)
+    assert 0 < auto.prior_ < 1
+    n_lab, n = int(s.sum()), s.size
+    explicit = TwoHNC(prior=(n_lab + auto.prior_ * (n - n_lab)) / n, **kw).fit(X, s)
+    np.testing.assert_array_equal(auto.transductive_labels_, explicit.transductive_labels_)
+    assert auto.likely_negatives_.size == explicit.likely_negatives_.size

@@ -26,8 +26,9 @@ paper.
 ``ln_size="labeled"`` exposes the code's |LN| = |L+| choice.
 
 Scenario: case-control (DESIGN §1): the rows with ``s == 1`` are the labeled positives L+, the others the unlabeled
-set U; ``prior`` is the positive fraction pi used for |LN| and for choosing the partition (the paper uses the
-fraction of positives in the whole data set).
+set U; ``prior`` is the positive fraction pi of all rows (L+ and U), used for |LN| and for choosing the partition
+(the paper uses the fraction of positives in the whole data set). ``prior="auto"`` estimates the positive share of
+U and turns it into that fraction.
 """
 from __future__ import annotations
 
@@ -88,7 +89,10 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
     Parameters
     ----------
     prior : float in (0, 1) or "auto"
-        Class prior pi = P(y = 1) of the data (case-control scenario).
+        pi, the positive fraction of all rows given to ``fit`` (L+ and U together, as in the paper's protocol):
+        the target of |S| / |V| and the pi of |LN|. "auto" estimates the positive share pi_U of the unlabeled rows
+        with :func:`pujax.prior.estimate_prior` (``prior_`` holds it) and uses
+        ``pi = (|L+| + pi_U |U|) / n``.
     n_neighbors : "auto", int or sequence of ints
         k of the kNN graph; "auto" = (5, 10, 15) with the 2% rule when n < 10,000, else 5 (§5.2).
     sigma : "auto" or float
@@ -279,6 +283,9 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         lam, tol, n_lanes = self._check_params()
         X, s, _, prior = self._validate_fit(X, y)
         n, H = X.shape
+        if isinstance(self.prior, str):  # estimated: the positive share of U -> the positive fraction of all rows
+            n_lab = int(np.sum(s == 1))
+            prior = (n_lab + prior * (n - n_lab)) / n
         self.model_ = hnc_fit(
             as_key(self.random_state), X, s, prior, n_neighbors=self._k_values(n), sigma=self._sigma_value(n),
             feature_weights=self._weights_arg(n, H), lambdas=lam, ln_size=self.ln_size, k_tolerance=tol,
