@@ -175,12 +175,12 @@ def part_speed(quick, lines):
     _, t_c, c_c = _timed_fit(Xtr, s, n_iter=1)
     print(f"[speed] pujax T = 1 fit (~compilation): {t_c:.1f} s ({c_c:.1f} CPU s)", flush=True)
     sel, t_pj, c_pj = _timed_fit(Xtr, s, n_iter=T)
-    n_dev = sel.n_jobs_
+    n_dev = sel.n_devices_
     if n_dev > 1:  # the same search on one device (its own compilation: another T = 1 fit first)
-        _timed_fit(Xtr, s, n_iter=1, n_jobs=1)
-        sel1, t_1, c_1 = _timed_fit(Xtr, s, n_iter=T, n_jobs=1)
+        _timed_fit(Xtr, s, n_iter=1, devices=1)
+        sel1, t_1, c_1 = _timed_fit(Xtr, s, n_iter=T, devices=1)
         same = bool(np.array_equal(sel1.support_, sel.support_))
-        print(f"[speed] pujax n_jobs=1: {t_1:.1f} s ({c_1:.1f} CPU s); same selection: {same}", flush=True)
+        print(f"[speed] pujax devices=1: {t_1:.1f} s ({c_1:.1f} CPU s); same selection: {same}", flush=True)
     skipped = float(np.mean(np.isnan(sel.objective_history_[0, :, 0])))
     hit, fits = sel.cache_hit_rate_, sel.n_gmm_fits_
     print(f"[speed] pujax ({n_dev} device(s)): {t_pj:.1f} s ({c_pj:.1f} CPU s) for T = {T} "
@@ -214,7 +214,7 @@ def part_speed(quick, lines):
         f"| sklearn GaussianMixture objective (extrapolated, {sk:.3f} s/step) | {sk_total:.0f} | {skc_total:.0f} "
         f"| | |",
         f"| sklearn, memoised by mask ({fits} fits) | {skm_total:.0f} | {skmc_total:.0f} | | |",
-        f"| pujax FSCPU, defaults (n_jobs=-1: {n_dev} device(s); jit, incl. compilation) | {t_pj:.1f} | {c_pj:.1f} "
+        f"| pujax FSCPU, defaults (devices=None: {n_dev} device(s); jit, incl. compilation) | {t_pj:.1f} | {c_pj:.1f} "
         f"| {t_pj / sk_total:.3f}, "
         f"{c_pj / skc_total:.3f} (memoised anchor: {t_pj / skm_total:.3f}, {c_pj / skmc_total:.3f}) "
         f"| > 7200 s (\"over two hours\", full covariance) |",
@@ -222,12 +222,12 @@ def part_speed(quick, lines):
     ]
     if n_dev > 1:
         lines += [
-            f"| pujax FSCPU, n_jobs=1 (one device, incl. compilation) | {t_1:.1f} | {c_1:.1f} | "
+            f"| pujax FSCPU, devices=1 (one device, incl. compilation) | {t_1:.1f} | {c_1:.1f} | "
             f"{t_1 / sk_total:.3f}, {c_1 / skc_total:.3f} | |",
             "",
-            f"The default row splits the two candidates of every step across {n_dev} JAX CPU devices (`n_jobs=-1`; "
+            f"The default row splits the two candidates of every step across {n_dev} JAX CPU devices (`devices=None`; "
             f"this benchmark sets `jax_num_cpu_devices` = {n_dev}, `--cpu-devices`); the anchor fits them one after "
-            f"the other on one core, as the paper's code. n_jobs=1 selects the same features: {same}.",
+            f"the other on one core, as the paper's code. devices=1 selects the same features: {same}.",
         ]
     lines += [
         "",
@@ -378,7 +378,7 @@ def main(argv=None):
     ap.add_argument("--t3-runs", type=int, default=None, help="Table 3 runs per data set")
     ap.add_argument("--datasets", default="spambase,ionosphere", help="Table 3 data sets")
     ap.add_argument("--cpu-devices", type=int, default=os.cpu_count() or 1,
-                    help="JAX CPU devices (jax_num_cpu_devices); FSCPU's n_jobs=-1 splits the candidates across them")
+                    help="JAX CPU devices (jax_num_cpu_devices); FSCPU's devices=None splits the candidates across them")
     ap.add_argument("--out", default=str(RESULTS / "fscpu.md"))
     args = ap.parse_args(argv)
     if args.cpu_devices > 1:  # expose the cores as JAX CPU devices (before any JAX computation)

@@ -444,17 +444,19 @@ def test_fscpu_bad_input(fitted):
         FSCPU(n_features_to_select=0.5, costs=np.ones(D_FEAT)).fit(X, s)
     with pytest.raises(ValueError, match="features"):
         fitted[0].transform(X[:, :3])
-    with pytest.raises(ValueError, match="n_jobs"):
-        FSCPU(n_jobs=0).fit(X, s)
-    with pytest.raises(ValueError, match="n_jobs"):
-        FSCPU(n_jobs=1.5).fit(X, s)
+    with pytest.raises(ValueError, match="devices"):
+        FSCPU(devices=0).fit(X, s)
+    with pytest.raises(TypeError, match="devices"):
+        FSCPU(devices=1.5).fit(X, s)
+    with pytest.warns(FutureWarning, match="devices"):
+        assert FSCPU(n_iter=5, n_jobs=1, random_state=0).fit(X, s).n_devices_ == 1
 
 
 def test_devices_for_divides_the_candidates():
     n_dev = len(jax.devices())
-    assert _devices_for(None, 2) == 1 and _devices_for(1, 2) == 1
-    assert _devices_for(-1, 2) == min(2, n_dev) and _devices_for(8, 4) in (1, 2, 4)
-    assert 3 % _devices_for(-1, 3) == 0 and _devices_for(-1, 3) <= n_dev
+    assert len(_devices_for(1, 2)) == 1 and _devices_for(1, 2) == (jax.devices()[0],)
+    assert len(_devices_for(None, 2)) == min(2, n_dev) and len(_devices_for(None, 4)) in (1, 2, 4)
+    assert 3 % len(_devices_for(None, 3)) == 0 and len(_devices_for(None, 3)) <= n_dev
 
 
 _SHARDED_SCRIPT = """
@@ -464,10 +466,10 @@ from pujax.feature_selection import FSCPU
 d = np.load(sys.argv[1])
 kw = json.loads(sys.argv[2])
 out = {}
-for name, extra in [("one", dict(n_jobs=1)), ("all", dict(n_jobs=-1)), ("all2", dict(n_jobs=-1, n_searches=2)),
-                    ("one2", dict(n_jobs=1, n_searches=2))]:
+for name, extra in [("one", dict(devices=1)), ("all", dict(devices=None)), ("all2", dict(devices=None, n_searches=2)),
+                    ("one2", dict(devices=1, n_searches=2))]:
     sel = FSCPU(**kw, **extra, random_state=0).fit(d["X"], d["s"])
-    out[name] = dict(n_jobs=sel.n_jobs_, support=sel.get_support().tolist(), history=sel.history_.tolist(),
+    out[name] = dict(n_jobs=sel.n_devices_, support=sel.get_support().tolist(), history=sel.history_.tolist(),
                      f=np.nan_to_num(sel.objective_history_, nan=-1.0).tolist(), fits=sel.n_gmm_fits_,
                      hit=sel.cache_hit_rate_)
 print(json.dumps(out))
@@ -475,7 +477,7 @@ print(json.dumps(out))
 
 
 def test_candidates_split_across_two_cpu_devices_equal_one_device(tmp_path):
-    """n_jobs=-1 with two JAX CPU devices (shard_map over the candidates) runs the same search as n_jobs=1."""
+    """devices=None with two JAX CPU devices (shard_map over the candidates) runs the same search as devices=1."""
     import json
     import os
     import pathlib

@@ -89,6 +89,7 @@ class SearchConfig(NamedTuple):
     skip_duplicates: bool = True
     vmap_candidates: bool = False  # True: vmap the candidates' EM (accelerators); False: lax.map (CPU)
     n_shards: int = 1  # >1: the candidates of a step are split across this many devices (shard_map)
+    devices: tuple = ()  # the devices for n_shards > 1 (default: the first n_shards of jax.devices())
 
 
 class MaskCache(NamedTuple):
@@ -339,7 +340,8 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
                 fl = lax.map(lambda a: lax.cond(a[2], lambda: a[3], lambda: f_l(a[0], a[1])), (keys, mm, h, v))
             return lax.all_gather(fl, "candidates", tiled=True)
 
-        mesh = Mesh(np.asarray(jax.devices()[:config.n_shards]), ("candidates",))
+        devs = config.devices if config.devices else tuple(jax.devices()[:config.n_shards])
+        mesh = Mesh(np.asarray(devs, dtype=object), ("candidates",))
         c, r = PartitionSpec("candidates"), PartitionSpec()
         f = shard_map(local, mesh=mesh, in_specs=(c, c, c, c, r, r), out_specs=r, check_vma=False)(
             jax.random.key_data(g_keys), m, hits, cached, X, s)

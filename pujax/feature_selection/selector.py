@@ -18,6 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
 
 from pujax.base import SaveLoadMixin
+from pujax.devices import resolve_devices, resolve_n_jobs_alias
 from pujax.persistence import register_estimator
 from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_int, validate_fit_data
@@ -58,16 +59,12 @@ def minmax_scale(X):
     return (X - lo) / rng
 
 
-def _devices_for(n_jobs, n_candidates):
-    """Devices to split the candidates across: <= the default backend's devices, a divisor of n_candidates."""
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs={n_jobs!r} must be a non-zero int (-1: all devices) or None (1).")
-    n_dev = len(jax.devices())
-    want = n_dev + 1 + int(n_jobs) if n_jobs < 0 else min(int(n_jobs), n_dev)
-    want = max(1, want)
-    return max(k for k in range(1, want + 1) if n_candidates % k == 0)
+def _devices_for(devices, n_candidates):
+    """The devices the candidates of a step are split across: the first ``k`` of ``devices``
+    (:func:`pujax.devices.resolve_devices`), ``k`` the largest divisor of ``n_candidates`` not above their count."""
+    devs = resolve_devices(devices)
+    k = max(k for k in range(1, len(devs) + 1) if n_candidates % k == 0)
+    return devs[:k]
 
 
 @register_estimator
@@ -137,14 +134,16 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         slots and refilled as a ring (oldest entry replaced). It saves time only where the per-candidate branch
         is a real branch, i.e. ``n_searches=1`` with ``candidate_batching="map"`` (the CPU default); under
         ``vmap`` it stays exact but skips nothing.
-    n_jobs : int or None, default=-1
-        Devices the candidates of a step are split across (``shard_map`` inside the search's ``lax.scan``; each
-        device fits its share, then the values are all-gathered): -1 = all devices of the default backend, None
-        = 1; the number used is the largest divisor of ``n_candidates`` not above it (``n_jobs_``). JAX exposes
-        one CPU device unless told otherwise: to use the cores of a CPU, run
-        ``jax.config.update("jax_num_cpu_devices", os.cpu_count())`` before the first JAX computation (or set
-        ``XLA_FLAGS=--xla_force_host_platform_device_count=N``). Values agree with ``n_jobs=1`` up to float
-        rounding of the separately compiled per-device program.
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
+        Devices the candidates of a step are split across (:mod:`pujax.devices`; None = every device; ``shard_map``
+        inside the search's ``lax.scan``; each device fits its share, then the values are all-gathered); the
+        number used is the largest divisor of ``n_candidates`` not above their count (``n_devices_``). JAX
+        exposes one CPU device unless told otherwise: to use the cores of a CPU, run
+        ``jax.config.update("jax_num_cpu_devices", os.cpu_count())`` before the first JAX computation. Values
+        agree with ``devices=1`` up to float rounding of the separately compiled per-device program.
+    n_jobs : int, optional
+        Deprecated name of ``devices`` (-1 = every device); it keeps working for one release with a
+        ``FutureWarning``.
     random_state : None, int, numpy RandomState/Generator or JAX key, default=None
     verbose : bool, default=False
         Show a progress bar over the search steps.
@@ -171,7 +170,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         Number of selected features.
     budget_ : float
         The cost budget C used.
-    n_jobs_ : int
+    n_devices_ : int
         Devices the candidates were split across.
     n_features_in_ : int
         Number of features seen in ``fit``.
@@ -196,7 +195,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         "n_features_in_": "int", "feature_names_in_": "str[n_features_in_]?", "scores_": "f[n_features_in_]",
         "thetas_": "f[n_searches,n_features_in_]", "history_": "f[*,n_features_in_]",
         "objective_history_": "f[n_searches,*,2]", "cache_hit_rate_": "float", "n_gmm_fits_": "int",
-        "n_jobs_": "int", "support_": "b[n_features_in_]", "n_features_to_select_": "int", "budget_": "float",
+        "n_devices_": "int", "support_": "b[n_features_in_]", "n_features_to_select_": "int", "budget_": "float",
         "learning_rate_": "float", "clip_": "float",
     }
 
@@ -204,7 +203,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
                  covariance_type="diag", max_em_iter=100, tol=1e-3, reg_covar=1e-6, kmeans_max_iter=300,
                  n_candidates=2, n_searches=1, learning_rate=None, clip=None, costs=None, scale="minmax",
                  mi_bins=5, skip_duplicates=True, candidate_batching="auto", cache_size=DEFAULT_CACHE_SIZE,
-                 n_jobs=-1, random_state=None, verbose=False):
+                 devices=None, n_jobs="deprecated", random_state=None, verbose=False):
         self.n_features_to_select = n_features_to_select
         self.n_clusters = n_clusters
         self.n_iter = n_iter
@@ -224,6 +223,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         self.skip_duplicates = skip_duplicates
         self.candidate_batching = candidate_batching
         self.cache_size = cache_size
+        self.devices = devices
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -311,7 +311,8 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         eta = 1.0 / (2 * d) if eta is None else eta
         eps = 1.0 / d if eps is None else eps
         eps = min(eps, 0.5 - 1e-6)
-        n_shards = _devices_for(self.n_jobs, lam)
+        devices = _devices_for(resolve_n_jobs_alias(self, self.devices, self.n_jobs), lam)
+        n_shards = len(devices)
         costs, budget, unit = self._resolve_costs_budget(d)
         width = max_selectable(costs, budget)
         key = as_key(self.random_state)
@@ -330,6 +331,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
             covariance_type=self.covariance_type, max_iter=max_em_iter, tol=tol, reg_covar=reg,
             kmeans_max_iter=km_iter, kmeans_tol=1e-4, variant=self.variant,
             skip_duplicates=bool(self.skip_duplicates), vmap_candidates=batching == "vmap", n_shards=n_shards,
+            devices=devices if n_shards > 1 else (),
         )
         theta0 = np.clip(np.full(d, budget / costs.sum()), eps, 1.0 - eps)
         costs_j = jnp.asarray(costs, dtype)
@@ -380,7 +382,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         self.objective_history_ = f_hist
         self.cache_hit_rate_ = float(n_hits / n_lookups) if n_lookups else 0.0
         self.n_gmm_fits_ = int(n_evaluated - n_hits)
-        self.n_jobs_ = int(n_shards)
+        self.n_devices_ = int(n_shards)
         self.support_ = support
         self.n_features_to_select_ = int(support.sum())
         self.budget_ = float(budget)
