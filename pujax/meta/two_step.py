@@ -130,10 +130,6 @@ class TwoStepClassifier(PUClassifierMixin, BaseEstimator):
 
     _needs_prior = False
     _fitted_schema = {"estimator_": "estimator", "reliable_negatives_": "i[*]", "n_iter_": "int"}
-    _expected_failed_checks = {
-        "check_sample_weight_equivalence_on_dense_data":
-            "spies and reliable-negative thresholds are chosen row by row, so repeated rows differ from weights",
-    }
 
     def __init__(self, estimator=None, *, negatives="spy", iterate=0, spy_ratio=0.15, noise_level=0.15,
                  random_state=None):
