@@ -28,6 +28,7 @@ ESTIMATORS = {
     "RESVMClassifier": {},
     "NNPUClassifier": {"prior": "true"},
     "TwoHNC": {"prior": "true"},
+    "TwoHNC(feature_weights=None)": {"prior": "true", "feature_weights": None},
 }
 
 # targets of the latency issue (seconds): first fit
