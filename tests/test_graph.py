@@ -493,3 +493,13 @@ def test_two_hnc_auto_prior_is_turned_into_the_fraction_of_all_rows():
     explicit = TwoHNC(prior=(n_lab + auto.prior_ * (n - n_lab)) / n, **kw).fit(X, s)
     np.testing.assert_array_equal(auto.transductive_labels_, explicit.transductive_labels_)
     assert auto.likely_negatives_.size == explicit.likely_negatives_.size
+
+
+def test_two_hnc_all_constant_features():
+    """Only constant features: every distance is 0 (all weights 1); fit and predict run and give finite scores."""
+    X = np.ones((30, 3))
+    s = np.r_[np.ones(8, int), np.zeros(22, int)]
+    m = TwoHNC(prior=0.5, n_neighbors=5, lambdas=np.linspace(0, 0.5, 16), random_state=0).fit(X, s)
+    assert np.all(m.feature_weights_ == 0)
+    assert np.all(np.isfinite(m.decision_function(X[:4])))
+    assert set(np.unique(m.predict(X[:4]))) <= {0, 1}

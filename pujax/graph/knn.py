@@ -68,6 +68,8 @@ def _knn_padded(Q, q_index, X, k, devices):
     X = np.asarray(X, np.float32)
     Q = np.asarray(Q, np.float32)
     n, m = X.shape[0], Q.shape[0]
+    if X.shape[1] == 0:  # no features: every distance is 0
+        X, Q = np.zeros((n, 1), np.float32), np.zeros((m, 1), np.float32)
     nb = bucket_size(n)
     Xp = pad_rows(nb, X)
     sq = np.sum(Xp.astype(np.float32) ** 2, axis=1)
