@@ -378,7 +378,8 @@ def main(argv=None):
     ap.add_argument("--t3-runs", type=int, default=None, help="Table 3 runs per data set")
     ap.add_argument("--datasets", default="spambase,ionosphere", help="Table 3 data sets")
     ap.add_argument("--cpu-devices", type=int, default=os.cpu_count() or 1,
-                    help="JAX CPU devices (jax_num_cpu_devices); FSCPU's devices=None splits the candidates across them")
+                    help="JAX CPU devices (jax_num_cpu_devices); FSCPU's devices=None splits the candidates "
+                         "across them")
     ap.add_argument("--out", default=str(RESULTS / "fscpu.md"))
     args = ap.parse_args(argv)
     if args.cpu_devices > 1:  # expose the cores as JAX CPU devices (before any JAX computation)
