@@ -1,6 +1,5 @@
 """Ada-PU: boosting decision stumps from positive and unlabeled data (Zhao et al.; DESIGN §3.4)."""
 from pujax.boosting.adapu import (
-    AdaPUClassifier,
     AdaPUModel,
     adapu_candidates,
     adapu_decision_function,
@@ -11,6 +10,7 @@ from pujax.boosting.adapu import (
     adapu_staged_decision_function,
     deduplicate,
 )
+from pujax.boosting.estimator import AdaPUClassifier
 from pujax.boosting.stumps import (
     CodedFeatures,
     coded_weight_sums,

@@ -304,6 +304,37 @@ def igo_init(theta0, gmm_key, cache_size=DEFAULT_CACHE_SIZE):
     return theta0, (z, z, z), (z, z, z), cache_init(theta0.shape[0], cache_size, theta0.dtype), gmm_key
 
 
+def _evaluate_sharded(config, X, s, cache, g_keys, m, words, use_cache):
+    """The candidates split across ``n_shards`` devices: each fits its share (skipping cache hits), then
+    all-gather. Lookups and inserts are replicated, so every device keeps the same table."""
+    lam, dtype = config.n_candidates, X.dtype
+    if use_cache:
+        hits, cached = jax.vmap(lambda w: cache_lookup(cache, w))(words)
+    else:
+        hits, cached = jnp.zeros((lam,), bool), jnp.zeros((lam,), dtype)
+
+    key_impl = jax.random.key_impl(g_keys)
+
+    def local(kd, mm, h, v, Xl, sl):
+        f_l = make_mask_objective(Xl, sl, config)
+        keys = jax.random.wrap_key_data(kd, impl=key_impl)
+        if config.vmap_candidates:
+            fl = jnp.where(h, v, jax.vmap(f_l)(keys, mm))
+        else:
+            fl = lax.map(lambda a: lax.cond(a[2], lambda: a[3], lambda: f_l(a[0], a[1])), (keys, mm, h, v))
+        return lax.all_gather(fl, "candidates", tiled=True)
+
+    devs = config.devices if config.devices else tuple(jax.devices()[:config.n_shards])
+    mesh = Mesh(np.asarray(devs, dtype=object), ("candidates",))
+    c, r = PartitionSpec("candidates"), PartitionSpec()
+    f = shard_map(local, mesh=mesh, in_specs=(c, c, c, c, r, r), out_specs=r, check_vma=False)(
+        jax.random.key_data(g_keys), m, hits, cached, X, s)
+    if use_cache:
+        cache = _insert_step(cache, words, f, hits)
+        cache = cache._replace(n_lookups=cache.n_lookups + lam)
+    return f, cache, jnp.asarray(True)
+
+
 @partial(jax.jit, static_argnames=("config",))
 def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: SearchConfig):
     """Run ``len(step_keys)`` steps of Algorithm 2 from ``state`` (:func:`igo_init`) as one ``lax.scan``.
@@ -321,35 +352,6 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
     use_mi = config.variant == "fscpu-mi"
     use_cache = state[3].values.shape[0] > 0
 
-    def evaluate_sharded(cache, g_keys, m, words):
-        """The candidates split across ``n_shards`` devices: each fits its share (skipping cache hits), then
-        all-gather. Lookups and inserts are replicated, so every device keeps the same table."""
-        if use_cache:
-            hits, cached = jax.vmap(lambda w: cache_lookup(cache, w))(words)
-        else:
-            hits, cached = jnp.zeros((lam,), bool), jnp.zeros((lam,), dtype)
-
-        key_impl = jax.random.key_impl(g_keys)
-
-        def local(kd, mm, h, v, Xl, sl):
-            f_l = make_mask_objective(Xl, sl, config)
-            keys = jax.random.wrap_key_data(kd, impl=key_impl)
-            if config.vmap_candidates:
-                fl = jnp.where(h, v, jax.vmap(f_l)(keys, mm))
-            else:
-                fl = lax.map(lambda a: lax.cond(a[2], lambda: a[3], lambda: f_l(a[0], a[1])), (keys, mm, h, v))
-            return lax.all_gather(fl, "candidates", tiled=True)
-
-        devs = config.devices if config.devices else tuple(jax.devices()[:config.n_shards])
-        mesh = Mesh(np.asarray(devs, dtype=object), ("candidates",))
-        c, r = PartitionSpec("candidates"), PartitionSpec()
-        f = shard_map(local, mesh=mesh, in_specs=(c, c, c, c, r, r), out_specs=r, check_vma=False)(
-            jax.random.key_data(g_keys), m, hits, cached, X, s)
-        if use_cache:
-            cache = _insert_step(cache, words, f, hits)
-            cache = cache._replace(n_lookups=cache.n_lookups + lam)
-        return f, cache, jnp.asarray(True)
-
     def step(carry, key):
         theta, f_stats, i_stats, cache, gmm_key = carry
         k_s, k_r, _ = jax.random.split(key, 3)  # sampling and REPAIR keys (GMM keys come from the masks)
@@ -361,7 +363,7 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
 
         def evaluate(cache):
             if config.n_shards > 1:
-                return evaluate_sharded(cache, g_keys, m, words)
+                return _evaluate_sharded(config, X, s, cache, g_keys, m, words, use_cache)
             if not use_cache:
                 if config.vmap_candidates:  # one batched EM, run until every candidate converged (GPU/TPU)
                     return jax.vmap(f_mask)(g_keys, m), cache, jnp.asarray(True)

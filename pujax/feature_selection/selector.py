@@ -281,11 +281,8 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         return support
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y):
-        """Search the feature mask on PU data ``X`` (n, d) with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).
-        """
-        X, s, _ = validate_fit_data(self, X, y, set_classes=False)
-        n, d = X.shape
+    def _checked_params(self, n, d):
+        """The validated hyper-parameters of :meth:`fit` (errors name the parameter)."""
         check_in(self.variant, "variant", VARIANTS)
         check_in(self.covariance_type, "covariance_type", COVARIANCE_TYPES)
         check_in(self.scale, "scale", ("minmax", None))
@@ -311,6 +308,16 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         eta = 1.0 / (2 * d) if eta is None else eta
         eps = 1.0 / d if eps is None else eps
         eps = min(eps, 0.5 - 1e-6)
+        return (batching, n_clusters, n_iter, max_em_iter, km_iter, lam, n_searches, mi_bins, cache_size, tol, reg,
+                eta, eps)
+
+    def fit(self, X, y):
+        """Search the feature mask on PU data ``X`` (n, d) with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).
+        """
+        X, s, _ = validate_fit_data(self, X, y, set_classes=False)
+        n, d = X.shape
+        (batching, n_clusters, n_iter, max_em_iter, km_iter, lam, n_searches, mi_bins, cache_size, tol, reg, eta,
+         eps) = self._checked_params(n, d)
         devices = _devices_for(resolve_n_jobs_alias(self, self.devices, self.n_jobs), lam)
         n_shards = len(devices)
         costs, budget, unit = self._resolve_costs_budget(d)
@@ -345,28 +352,9 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         step_keys = jax.vmap(lambda k: jax.random.split(k, n_iter))(split[:, 0])  # (S, T, key)
         state = jax.vmap(lambda kg: igo_init(jnp.asarray(theta0, dtype), kg, cache_size))(split[:, 1])
 
-        def run(keys_chunk, st):
-            if n_searches == 1:
-                st1 = jax.tree_util.tree_map(lambda a: a[0], st)
-                st1, th, fh = igo_run(keys_chunk[0], st1, Xj, sj, costs_j, budget_j, eta_j, eps_j, mi_matrix,
-                                      config)
-                return jax.tree_util.tree_map(lambda a: a[None], st1), th[None], fh[None]
-            return jax.vmap(
-                lambda kc, s0: igo_run(kc, s0, Xj, sj, costs_j, budget_j, eta_j, eps_j, mi_matrix, config)
-            )(keys_chunk, st)
-
-        n_chunks = 20 if (self.verbose and n_iter >= 40) else 1
-        bounds = np.linspace(0, n_iter, n_chunks + 1).astype(int)
-        th_parts, f_parts = [], []
-        with progress(n_iter, desc="FSCPU search", verbose=self.verbose) as bar:
-            for a, b in zip(bounds[:-1], bounds[1:]):
-                state, th, fh = run(step_keys[:, a:b], state)
-                th_parts.append(np.asarray(th))
-                f_parts.append(np.asarray(fh))
-                bar.update(int(b - a))
+        state, th_hist, f_hist = self._search(step_keys, state, n_iter, n_searches,
+                                              (Xj, sj, costs_j, budget_j, eta_j, eps_j, mi_matrix, config))
         thetas = np.asarray(state[0], dtype=np.float64)  # (S, d)
-        th_hist = np.concatenate(th_parts, axis=1)  # (S, T, d)
-        f_hist = np.concatenate(f_parts, axis=1)
 
         cache = state[3]
         n_lookups = int(np.sum(np.asarray(cache.n_lookups)))
@@ -389,6 +377,28 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         self.learning_rate_ = float(eta)
         self.clip_ = float(eps)
         return self
+
+    def _search(self, step_keys, state, n_iter, n_searches, args):
+        """Run the searches (in chunks with a progress bar when verbose); return (state, theta and f histories)."""
+        def run(keys_chunk, st):
+            if n_searches == 1:
+                st1 = jax.tree_util.tree_map(lambda a: a[0], st)
+                st1, th, fh = igo_run(keys_chunk[0], st1, *args)
+                return jax.tree_util.tree_map(lambda a: a[None], st1), th[None], fh[None]
+            return jax.vmap(
+                lambda kc, s0: igo_run(kc, s0, *args)
+            )(keys_chunk, st)
+
+        n_chunks = 20 if (self.verbose and n_iter >= 40) else 1
+        bounds = np.linspace(0, n_iter, n_chunks + 1).astype(int)
+        th_parts, f_parts = [], []
+        with progress(n_iter, desc="FSCPU search", verbose=self.verbose) as bar:
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                state, th, fh = run(step_keys[:, a:b], state)
+                th_parts.append(np.asarray(th))
+                f_parts.append(np.asarray(fh))
+                bar.update(int(b - a))
+        return state, np.concatenate(th_parts, axis=1), np.concatenate(f_parts, axis=1)  # (S, T, d), (S, T)
 
     # ------------------------------------------------------------------ selector API
     def _get_support_mask(self):
