@@ -55,3 +55,17 @@ def test_no_import_cycle():
     for m in sorted(graph):
         if m not in state:
             visit(m)
+
+
+def test_modules_and_functions_are_small():
+    """No module of pujax over 600 lines, no function over 80 (issue 20's limits)."""
+    long_modules, long_functions = [], []
+    for path in PKG.rglob("*.py"):
+        text = path.read_text()
+        if text.count("\n") > 600:
+            long_modules.append(str(path.relative_to(PKG.parent)))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+                long_functions.append(f"{path.relative_to(PKG.parent)}:{node.name}")
+    assert not long_modules, long_modules
+    assert not long_functions, long_functions
