@@ -154,7 +154,8 @@ def test_estimator_matches_fit_many_and_predicts(fitted, problem):
     np.testing.assert_allclose(clf.decision_function(X_te), seed_scores.mean(0), rtol=1e-6)
     # each seed's variables, applied with the module, give that seed's scores
     v1 = clf.seed_variables(1)
-    g1 = clf.module_.apply(v1, jnp.asarray(X_te, jnp.float32), train=False)
+    Z = (np.asarray(X_te, np.float64) - clf.mean_) / clf.scale_  # the estimator standardises inside fit
+    g1 = clf.module_.apply(v1, jnp.asarray(Z, jnp.float32), train=False)
     np.testing.assert_allclose(np.asarray(g1), seed_scores[1], rtol=1e-4, atol=1e-5)
     # test error recorded in the compiled loop equals the error of the seed's final model
     np.testing.assert_allclose(clf.history_["test_error"][:, -1], ((seed_scores > 0) != y_te).mean(1), atol=1e-6)
