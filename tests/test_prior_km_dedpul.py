@@ -190,6 +190,7 @@ def _censoring(seed, pi, n=2500, c=0.5):
 _FAST = {"km1": dict(max_samples=150, n_bootstrap=2), "dedpul": dict(n_bootstrap=10)}
 
 
+@pytest.mark.slow  # minutes of KM/DEDPUL compilation and bootstraps: run with -m slow
 @pytest.mark.parametrize("method, make", [("km1", _case_control), ("km1", _censoring), ("dedpul", _censoring)])
 def test_new_methods_recover_known_prior_on_gaussians(make, method):
     """KM1 (and KM2, computed alongside, in the diagnostics) and DEDPUL within 0.05 of the positive fraction of U."""
@@ -220,6 +221,7 @@ def spambase_pu():
     return X, s, float(prior)
 
 
+@pytest.mark.slow  # minutes of KM/DEDPUL compilation and bootstraps: run with -m slow
 @pytest.mark.parametrize("method", ["km2", "dedpul"])
 def test_new_methods_on_spambase(spambase_pu, method):
     """2,000 random spambase rows as U (true prior 0.395), 400 of their positives labeled: KM1, KM2 and DEDPUL
