@@ -83,6 +83,7 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
         """
         X, s01, w = validate_fit_data(self, X, y, sample_weight, accept_sparse=self._accept_sparse,
                                       dtype=self._input_dtype)
+        X = self._fit_input(X, w)
         prior = None
         if self._needs_prior:
             prior = resolve_prior(self.prior, X, s01, random_state=getattr(self, "random_state", None))
@@ -90,9 +91,19 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
         return X, s01, w, prior
 
     def _validate_predict(self, X):
-        """Check the estimator is fitted and ``X`` matches the training features; return ``X`` as
-        ``_input_dtype`` (float32 unless the method standardises first)."""
-        return validate_predict_data(self, X, accept_sparse=self._accept_sparse, dtype=self._input_dtype)
+        """Check the estimator is fitted and ``X`` matches the training features; return ``X`` validated as
+        ``_input_dtype`` (float32 unless the method standardises first) and passed through ``_predict_input``."""
+        return self._predict_input(validate_predict_data(self, X, accept_sparse=self._accept_sparse,
+                                                         dtype=self._input_dtype))
+
+    def _fit_input(self, X, sample_weight=None):
+        """The validated training ``X`` as the method sees it (identity here; see
+        :class:`~pujax.preprocessing.StandardizedInputMixin`); ``prior="auto"`` is estimated on it."""
+        return X
+
+    def _predict_input(self, X):
+        """The validated ``X`` of a prediction as the method sees it (identity here)."""
+        return X
 
     def _to_classes(self, positive) -> np.ndarray:
         """Map a boolean "predicted positive" vector to the labels of ``classes_``."""

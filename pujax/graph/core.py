@@ -25,6 +25,8 @@ import numpy as np
 
 from pujax.graph.knn import knn_query, knn_search, neighbor_lists
 from pujax.graph.parametric import parametric_min_cut
+from pujax.preprocessing import standardization
+from pujax.preprocessing import standardize as _standardize
 from pujax.progress import progress
 
 __all__ = ["HNCModel", "hnc_fit", "hnc_decision", "hnc_predict", "hnc_standardize", "distinct_features",
@@ -88,17 +90,12 @@ HNC_MODEL_SCHEMA = {
 
 # ------------------------------------------------------------------------------------------------ features
 def hnc_standardize(X, standardize: bool = True):
-    """``(mean, scale, Z)``: statistics in float64 (a zero-variance feature keeps scale 1) and the float32
-    standardised rows ``Z = (X - mean) / scale`` (computed in float64, so an offset of ``X`` cancels exactly)."""
-    X = np.asarray(X)
-    H = X.shape[1]
-    if standardize:  # statistics in the input's precision (float64 input: float64), stored as float64
-        mean = X.mean(axis=0).astype(np.float64)
-        scale = X.std(axis=0).astype(np.float64)
-        scale[~(scale > 0)] = 1.0
-    else:
-        mean, scale = np.zeros(H), np.ones(H)
-    return mean, scale, ((X - mean) / scale).astype(np.float32)
+    """``(mean, scale, Z)``: statistics in float64 (:func:`pujax.preprocessing.standardization`; a zero-variance
+    feature keeps scale 1) and the float32 standardised rows ``Z = (X - mean) / scale`` (computed in float64, so an
+    offset of ``X`` cancels exactly). ``standardize=False``: mean 0, scale 1."""
+    H = np.shape(X)[1]
+    mean, scale = standardization(X) if standardize else (np.zeros(H), np.ones(H))
+    return mean, scale, _standardize(X, mean, scale)
 
 
 def distinct_features(Z) -> tuple[np.ndarray, np.ndarray]:
@@ -341,7 +338,8 @@ def hnc_fit(key, X, s, prior, *, n_neighbors=(5, 10, 15), sigma=0.75,
 def hnc_costs(model: HNCModel, X):
     """``(cost_pos, cost_neg, d_x)`` of placing each row of X on either side of the selected partition (§1): x is
     joined to its ``n_neighbors`` nearest training rows with the Gaussian weights of the fit."""
-    Z = (np.asarray(X)[:, model.columns] - model.mean[model.columns]) / model.scale[model.columns]
+    cols = model.columns
+    Z = _standardize(np.asarray(X)[:, cols], model.mean[cols], model.scale[cols], dtype=np.float64)
     Zw = (Z * np.sqrt(model.column_weights)[None, :]).astype(np.float32)
     idx, d2 = knn_query(Zw, model.X_fit, int(model.n_neighbors))
     idx, d2 = np.asarray(idx), np.asarray(d2, dtype=np.float64)

@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator
 from pujax.base import PUClassifierMixin
 from pujax.compilation import bucket_size, pad_rows
 from pujax.persistence import register_estimator, register_model
+from pujax.preprocessing import standardization, standardize
 from pujax.risk import LOSSES, nnpu_risk, upu_risk
 from pujax.validation import as_key, check_float, check_in, check_int, check_prior
 
@@ -58,8 +59,12 @@ def random_fourier_weights(key, n_features: int, n_components: int, gamma: float
 
 
 def linear_pu_features(mean, scale, rff_weights, rff_offset, X):
-    """Standardised ``X``, mapped to ``sqrt(2/D) cos(Z W + u)`` when ``D = rff_weights.shape[1] > 0``."""
-    Z = (jnp.asarray(X, jnp.float32) - mean) / scale
+    """Standardised ``X`` (:func:`pujax.preprocessing.standardize`: float64 arithmetic, float32 result), mapped to
+    ``sqrt(2/D) cos(Z W + u)`` when ``D = rff_weights.shape[1] > 0``."""
+    return _random_features(jnp.asarray(standardize(X, mean, scale)), rff_weights, rff_offset)
+
+
+def _random_features(Z, rff_weights, rff_offset):
     D = rff_weights.shape[1]
     if D == 0:
         return Z
@@ -118,21 +123,18 @@ def _fit_jit(Z, s, w, prior, C, max_iter, tol, *, loss, risk):
 
 def linear_pu_fit(X, s, prior, *, loss="sigmoid", risk="nnpu", C=1.0, rff=None, max_iter=200, tol=1e-5,
                   sample_weight=None):
-    """Fit a :class:`LinearPUModel` on validated ``X`` (float32, (n, d)) and PU labels ``s`` (int {0, 1}); L-BFGS
-    starts at the minimiser of the convex uPU-logistic objective.
+    """Fit a :class:`LinearPUModel` on validated ``X`` ((n, d), standardised in float64) and PU labels ``s``
+    (int {0, 1}); L-BFGS starts at the minimiser of the convex uPU-logistic objective.
 
     ``rff``: ``None`` (linear) or ``(W, u)`` from :func:`random_fourier_weights`. Returns
     ``(model, n_iter, objective)``.
     """
-    X = np.asarray(X, np.float32)
-    n, d = X.shape
+    n, d = np.shape(X)
+    mean, scale = standardization(X, sample_weight=sample_weight)
     w = np.ones(n, np.float32) if sample_weight is None else np.asarray(sample_weight, np.float32)
-    mean = np.average(X, axis=0, weights=w).astype(np.float32)
-    std = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w)).astype(np.float32)
-    scale = np.where(std > 0, std, 1.0).astype(np.float32)
     W, u = (np.zeros((d, 0), np.float32), np.zeros(0, np.float32)) if rff is None else map(np.asarray, rff)
-    Xp, sp, wp = pad_rows(bucket_size(n), X, np.asarray(s, np.int32), w)
-    Z = linear_pu_features(mean, scale, jnp.asarray(W), jnp.asarray(u), Xp)
+    Xp, sp, wp = pad_rows(bucket_size(n), standardize(X, mean, scale), np.asarray(s, np.int32), w)
+    Z = _random_features(jnp.asarray(Xp), jnp.asarray(W), jnp.asarray(u))
     (coef, intercept), count, value = _fit_jit(Z, jnp.asarray(sp), jnp.asarray(wp), jnp.float32(prior),
                                                jnp.float32(C), jnp.int32(max_iter), jnp.float32(tol), loss=loss,
                                                risk=risk)
@@ -142,14 +144,14 @@ def linear_pu_fit(X, s, prior, *, loss="sigmoid", risk="nnpu", C=1.0, rff=None, 
 
 
 @jax.jit
-def _decision(model: LinearPUModel, X):
-    Z = linear_pu_features(model.mean, model.scale, model.rff_weights, model.rff_offset, X)
-    return Z @ model.coef + model.intercept
+def _decision(rff_weights, rff_offset, coef, intercept, Z):
+    return _random_features(Z, rff_weights, rff_offset) @ coef + intercept
 
 
 def linear_pu_decision(model: LinearPUModel, X) -> np.ndarray:
     """Scores ``g(x)`` of a fitted model (> 0: positive)."""
-    return np.asarray(_decision(model, jnp.asarray(X, jnp.float32)))
+    Z = jnp.asarray(standardize(X, model.mean, model.scale))
+    return np.asarray(_decision(model.rff_weights, model.rff_offset, model.coef, model.intercept, Z))
 
 
 @register_estimator
@@ -212,6 +214,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     """
 
     _fitted_schema = {"model_": "model:LinearPUModel", "n_iter_": "int", "objective_": "float"}
+    _input_dtype = np.float64  # standardised in float64 (pujax.preprocessing), then cast to float32
     _expected_failed_checks = {
         "check_classifiers_train": "every positive of the check's data is labeled, so the unlabeled rows hold no "
                                    "positive and the estimated prior is near 0: the regularised risk is then "

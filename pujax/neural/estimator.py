@@ -10,6 +10,7 @@ from pujax.base import PUClassifierMixin
 from pujax.compilation import rows_in_bucket
 from pujax.neural.train import RISKS, _get_compiled, make_config, run_seeds
 from pujax.persistence import register_estimator
+from pujax.preprocessing import standardization, standardize
 from pujax.progress import progress
 from pujax.validation import as_key, check_bool, check_in, check_int, check_pu_labels, check_X
 
@@ -155,9 +156,9 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
 
     def _transform(self, X):
         """``(X - mean_) / scale_`` in float64, then float32 (``X`` as float32 without standardisation)."""
-        if self.mean_ is not None:
-            X = (X - self.mean_) / self.scale_
-        return np.ascontiguousarray(X, dtype=np.float32)
+        if self.mean_ is None:
+            return np.ascontiguousarray(X, dtype=np.float32)
+        return standardize(X, self.mean_, self.scale_)
 
     def _set_state(self, state, hist_list):
         self.variables_ = _to_numpy_tree(state["variables"])
@@ -185,9 +186,7 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         X, s, _, prior = self._validate_fit(X, y)
         self.mean_ = self.scale_ = None
         if self.standardize:
-            self.mean_ = X.mean(axis=0)
-            scale = X.std(axis=0)
-            self.scale_ = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+            self.mean_, self.scale_ = standardization(X)
         X = self._transform(X)
         if self.risk == "pn":
             self.prior_ = prior = float(np.mean(s))

@@ -20,6 +20,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.preprocessing import standardization
+from pujax.preprocessing import standardize as _standardize
+
 __all__ = ["KERNELS", "linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "kernel_block",
            "resolve_gamma", "standardize_stats", "standardize", "STANDARD_CLIP"]
 
@@ -76,23 +79,15 @@ def kernel_block(A, B, kernel: str, gamma, coef0, degree: int):
 
 
 def standardize_stats(X) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature mean and standard deviation of ``X`` in float64 (a constant feature gets scale 1).
-
-    Computed as ``mean`` then the mean of squared deviations, so an offset of ``1e7`` on a feature of unit spread
-    loses nothing in float64 (float32 keeps only about seven digits).
-    """
-    X = np.asarray(X, np.float64)
-    mean = X.mean(axis=0)
-    scale = np.sqrt(np.mean((X - mean) ** 2, axis=0))
-    tiny = np.finfo(np.float64).eps * np.maximum(np.abs(mean), np.finfo(np.float64).tiny) * 8
-    scale = np.where(scale > tiny, scale, 1.0)
-    return mean, scale
+    """Per-feature mean and standard deviation of ``X`` in float64 (:func:`pujax.preprocessing.standardization`;
+    a constant feature gets scale 1), so an offset of ``1e7`` on a feature of unit spread loses nothing."""
+    return standardization(X)
 
 
 def standardize(X, mean, scale, dtype=np.float32) -> np.ndarray:
-    """``(X - mean) / scale`` computed in float64, clipped to ``+-STANDARD_CLIP``, returned as ``dtype``."""
-    Z = (np.asarray(X, np.float64) - np.asarray(mean, np.float64)) / np.asarray(scale, np.float64)
-    return np.ascontiguousarray(np.clip(Z, -STANDARD_CLIP, STANDARD_CLIP), dtype=dtype)
+    """``(X - mean) / scale`` computed in float64, clipped to ``+-STANDARD_CLIP``, returned as ``dtype``
+    (:func:`pujax.preprocessing.standardize`)."""
+    return _standardize(X, mean, scale, clip=STANDARD_CLIP, dtype=dtype)
 
 
 def resolve_gamma(gamma, X) -> float:

@@ -12,6 +12,8 @@ from typing import NamedTuple
 import numpy as np
 
 from pujax.persistence import register_model
+from pujax.preprocessing import standardization as _standardization
+from pujax.preprocessing import standardize
 
 __all__ = ["Forest", "FOREST_SCHEMA", "check_forest", "standardization", "standardize"]
 
@@ -111,26 +113,8 @@ def check_forest(forest: Forest, n_features: int) -> None:
         raise ValueError("thresholds of internal nodes must not be NaN.")
 
 
-def _small_int(col: np.ndarray) -> bool:
-    """Integer values in a range below 2**16 (pixels, counts, one-hot): exact in float32, binned by lookup."""
-    lo, hi = float(col.min()), float(col.max())
-    return hi - lo < 65536 and abs(lo) < 2**24 and abs(hi) < 2**24 and bool(np.array_equal(col, np.floor(col)))
-
-
 def standardization(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature ``(center, scale)`` in float64: mean and standard deviation (scale 1 for constant features),
-    or ``(0, 1)`` for small-integer features, which float32 holds exactly."""
-    X = np.asarray(X, dtype=np.float64)
-    center = X.mean(axis=0) if X.shape[0] else np.zeros(X.shape[1])
-    scale = X.std(axis=0) if X.shape[0] else np.ones(X.shape[1])
-    scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
-    for f in range(X.shape[1]):
-        if X.shape[0] and _small_int(X[:, f]):
-            center[f], scale[f] = 0.0, 1.0
-    return center, scale
-
-
-def standardize(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """``(X - center) / scale`` computed in float64, returned as C-contiguous float32."""
-    Z = (np.asarray(X, dtype=np.float64) - center) / scale
-    return np.ascontiguousarray(Z, dtype=np.float32)
+    """Per-feature ``(center, scale)`` in float64 (:func:`pujax.preprocessing.standardization`): mean and standard
+    deviation (scale 1 for constant features), or ``(0, 1)`` for small-integer features, which float32 holds
+    exactly."""
+    return _standardization(X, keep_small_integers=True)
