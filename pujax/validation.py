@@ -31,6 +31,7 @@ __all__ = [
     "validate_fit_data",
     "validate_predict_data",
     "check_X",
+    "check_1d",
     "check_pu_labels",
     "encode_pu_labels",
     "check_binary_labels",
@@ -42,6 +43,8 @@ __all__ = [
     "check_in",
     "check_bool",
     "as_key",
+    "host_seed",
+    "host_rng",
 ]
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -123,19 +126,43 @@ def encode_pu_labels(s, name: str = "s") -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(s01.reshape(-1), dtype=np.int32), classes
 
 
+def check_1d(values, name: str, *, per_row: str, if_none: str, hint: str = "") -> np.ndarray:
+    """``values`` (a sequence, an array, a pandas object or a one-column 2-D array) as a 1-D numpy array.
+
+    Parameters
+    ----------
+    values : array-like
+        One value per row.
+    name : str
+        Argument name used in the errors.
+    per_row : str
+        What one value is ("label", "score"), for the error on a wrong shape.
+    if_none : str
+        What to pass instead, for the error on ``values=None``.
+    hint : str, default=""
+        Appended to the error on a wrong shape.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    if values is None:
+        raise ValueError(f"{name} is None: pass {if_none}.")
+    arr = np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one {per_row} per row); got shape {arr.shape}.{hint}")
+    return arr
+
+
 def check_pu_labels(s, name: str = "s", n_samples: int | None = None, require_both: bool = True) -> np.ndarray:
     """Validate PU labels for a functional core or a metric: bool, {0, 1} or {-1, +1}; return int32 {0, 1}.
 
     Stricter than :func:`encode_pu_labels` (no other label values: a {0, 2} vector is an error, not a relabeling).
     ``require_both``: there must be a labeled (1) and an unlabeled (0) row.
     """
-    if s is None:
-        raise ValueError(f"{name} is None: pass PU labels (1 = labeled positive, 0 = unlabeled).")
-    arr = np.asarray(s.to_numpy() if hasattr(s, "to_numpy") else s)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one label per row); got shape {arr.shape}.")
+    arr = check_1d(s, name, per_row="label", if_none="PU labels (1 = labeled positive, 0 = unlabeled)")
     if n_samples is not None and arr.shape[0] != n_samples:
         raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n_samples} rows; pass one label per row.")
     if arr.dtype == bool:
@@ -337,3 +364,63 @@ def as_key(random_state=None):
         f"random_state of type {type(random_state).__name__} is not supported; pass None, an int, "
         f"a numpy RandomState/Generator or a JAX PRNG key."
     )
+
+
+def host_seed(key, *, method: str = "draw") -> int:
+    """A non-negative int seed for numpy, derived from a JAX PRNG key (the host-side randomness of a core).
+
+    Parameters
+    ----------
+    key : JAX PRNG key
+        Raw ``uint32[2]`` key or typed key (e.g. from :func:`as_key`).
+    method : {"draw", "mix"}, default="draw"
+        ``"draw"``: ``jax.random.randint(key, (), 0, 2**31 - 1)``, one draw of the key's stream (graph cuts,
+        Ada-PU, prior estimators). ``"mix"``: a murmur3 mix of the key data on the host, a 32-bit seed without
+        compiling a program (trees).
+
+    Returns
+    -------
+    int
+        The seed, in ``[0, 2**31 - 1)`` for ``"draw"`` and ``[0, 2**32)`` for ``"mix"``.
+
+    Examples
+    --------
+    >>> import jax
+    >>> from pujax.validation import host_seed
+    >>> host_seed(jax.random.PRNGKey(0)) == host_seed(jax.random.PRNGKey(0))
+    True
+    """
+    import jax
+
+    check_in(method, "method", ("draw", "mix"))
+    if method == "draw":
+        return int(jax.random.randint(key, (), 0, 2**31 - 1))
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        key = jax.random.key_data(key)
+    words = np.asarray(key, dtype=np.uint64).reshape(-1) & np.uint64(0xFFFFFFFF)
+    h = np.uint64(0x9E3779B9)
+    mask = np.uint64(0xFFFFFFFF)
+    for w in words:
+        h = (h ^ (w + np.uint64(0x7F4A7C15) + ((h << np.uint64(6)) & mask) + (h >> np.uint64(2)))) & mask
+        h ^= h >> np.uint64(16)
+        h = (h * np.uint64(0x85EBCA6B)) & mask
+        h ^= h >> np.uint64(13)
+        h = (h * np.uint64(0xC2B2AE35)) & mask
+        h ^= h >> np.uint64(16)
+    return int(h)
+
+
+def host_rng(key, *, method: str = "draw") -> np.random.Generator:
+    """``numpy.random.default_rng(host_seed(key, method=method))``: a numpy Generator from a JAX PRNG key.
+
+    Parameters
+    ----------
+    key : JAX PRNG key
+    method : {"draw", "mix"}, default="draw"
+        As in :func:`host_seed`.
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
+    return np.random.default_rng(host_seed(key, method=method))

@@ -117,6 +117,15 @@ def one_hot(values) -> tuple[np.ndarray, list]:
     return out, cats.tolist()
 
 
+def split_rows(is_test: np.ndarray, split: str) -> np.ndarray:
+    """Boolean row mask of ``split``: ``"train"`` (not ``is_test``), ``"test"`` (``is_test``) or ``"all"``."""
+    if split == "train":
+        return ~is_test
+    if split == "test":
+        return is_test
+    return np.ones(is_test.shape[0], dtype=bool)
+
+
 def finish(X, y):
     """Return ``(X, y)`` as C-contiguous float32 2-D and int32 1-D arrays, checking they are clean."""
     X = np.ascontiguousarray(X, dtype=np.float32)

@@ -14,7 +14,7 @@ import tarfile
 
 import numpy as np
 
-from ._common import cache_file, finish, load_cache, save_cache
+from ._common import cache_file, finish, load_cache, save_cache, split_rows
 
 NEWS20_POSITIVE_PREFIXES = ("alt", "comp", "misc", "rec")  # negative: sci, soc, talk
 N_COMPONENTS = 300
@@ -97,10 +97,5 @@ def load_news20(path: pathlib.Path, split: str = "all"):
     """20 Newsgroups bydate: 300 TF-IDF+SVD features (see the module docstring), positive = alt.*, comp.*, misc.*,
     rec.* (11 groups), negative = sci.*, soc.*, talk.* (9 groups), as in nnPU, PU ET and 2-HNC."""
     features, groups, is_test = news20_arrays(path)
-    if split == "train":
-        keep = ~is_test
-    elif split == "test":
-        keep = is_test
-    else:
-        keep = np.ones(is_test.shape[0], dtype=bool)
+    keep = split_rows(is_test, split)
     return finish(features[keep], news20_positive(groups[keep]))

@@ -8,7 +8,7 @@ import tarfile
 
 import numpy as np
 
-from ._common import cache_file, finish, load_cache, save_cache
+from ._common import cache_file, finish, load_cache, save_cache, split_rows
 
 MNIST_KEYS = ("x_train", "y_train", "x_test", "y_test")
 
@@ -114,12 +114,7 @@ def load_cifar10(path: pathlib.Path, split: str = "all"):
     images are cached as ``.npz``; the JPEG copy is lossy (~q75), so pixels differ slightly from the binary release.
     """
     images, labels, is_test = cifar10_arrays(path)
-    if split == "train":
-        keep = ~is_test
-    elif split == "test":
-        keep = is_test
-    else:
-        keep = np.ones(is_test.shape[0], dtype=bool)
+    keep = split_rows(is_test, split)
     vehicles = np.asarray([CIFAR10_CLASSES.index(c) for c in CIFAR10_VEHICLES])
     X = images[keep].reshape(int(keep.sum()), -1)
     return finish(X, np.isin(labels[keep], vehicles))

@@ -1,5 +1,6 @@
 """Shared plumbing of the meta-estimators: base-model checks, fitting with weights, positive-class scores and
-row subsets drawn with a numpy random state."""
+row subsets drawn with a numpy random state, and the ``predict_proba`` / ``decision_function`` pair of the
+estimators that score rows by a positive-class probability."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import has_fit_parameter
 
-__all__ = ["as_float64", "default_logistic", "check_base", "fit_base", "positive_proba", "stratified_hold_out"]
+__all__ = ["PositiveProbaMixin", "as_float64", "default_logistic", "check_base", "fit_base", "positive_proba",
+           "stratified_hold_out"]
 
 
 def default_logistic() -> LogisticRegression:
@@ -68,3 +70,41 @@ def stratified_hold_out(s01: np.ndarray, ratio: float, rng: np.random.RandomStat
         hold.append(rows[:k])
         train.append(rows[k:])
     return np.sort(np.concatenate(train)), np.sort(np.concatenate(hold))
+
+
+class PositiveProbaMixin:
+    """``predict_proba`` and ``decision_function`` of a meta-estimator that scores rows by a probability.
+
+    A subclass defines ``_positive_proba(X)`` (validated ``X`` -> ``p(y = 1 | x)`` per row); the default is the
+    positive-class probability of the fitted base model ``estimator_``.
+    """
+
+    def _positive_proba(self, X) -> np.ndarray:
+        return positive_proba(self.estimator_, X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities of shape ``(n_samples, 2)``; column 1 is ``p(y = 1 | x)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        p = self._positive_proba(self._validate_predict(X))
+        return np.stack([1.0 - p, p], axis=1)
+
+    def decision_function(self, X) -> np.ndarray:
+        """``predict_proba(X)[:, 1] - 0.5``: positive where the positive class is the more probable.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.predict_proba(X)[:, 1] - 0.5

@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import as_float64, check_base, fit_base, positive_proba
+from pujax.meta._common import PositiveProbaMixin, as_float64, check_base, fit_base, positive_proba
 from pujax.persistence import register_estimator
 from pujax.validation import check_bool, check_float, check_int
 
@@ -81,7 +81,7 @@ def _fit_chunk(estimator, seeds, X, s, w, k, bootstrap):
 
 
 @register_estimator
-class PUBaggingClassifier(PUClassifierMixin, BaseEstimator):
+class PUBaggingClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
     """Bagging PU classifier: every base model separates all labeled positives from a resample of the unlabeled rows.
 
     Parameters
@@ -186,15 +186,9 @@ class PUBaggingClassifier(PUClassifierMixin, BaseEstimator):
         self.oob_decision_function_ = np.stack([1.0 - p, p], axis=1)
         return self
 
-    def predict_proba(self, X):
-        """Mean over the base models of their positive-class probability (or 0/1 vote) in column 1."""
-        X = self._validate_predict(X)
-        p = np.mean([_score(m, X) for m in self.estimators_], axis=0)
-        return np.stack([1.0 - p, p], axis=1)
-
-    def decision_function(self, X):
-        """``predict_proba(X)[:, 1] - 0.5`` (positive where more than half the bag mass says positive)."""
-        return self.predict_proba(X)[:, 1] - 0.5
+    def _positive_proba(self, X) -> np.ndarray:
+        """Mean over the base models of their positive-class probability (or 0/1 vote)."""
+        return np.mean([_score(m, X) for m in self.estimators_], axis=0)
 
     @property
     def feature_importances_(self) -> np.ndarray:

@@ -21,7 +21,14 @@ from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import check_base, default_logistic, fit_base, positive_proba, stratified_hold_out
+from pujax.meta._common import (
+    PositiveProbaMixin,
+    check_base,
+    default_logistic,
+    fit_base,
+    positive_proba,
+    stratified_hold_out,
+)
 from pujax.persistence import register_estimator
 from pujax.validation import check_bool, check_float, check_in
 
@@ -53,7 +60,7 @@ def elkan_noto_weights(g, c: float) -> np.ndarray:
 
 
 @register_estimator
-class ElkanNotoClassifier(PUClassifierMixin, BaseEstimator):
+class ElkanNotoClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
     """Any probabilistic classifier made PU-aware by Elkan & Noto's label-frequency correction.
 
     Parameters
@@ -165,15 +172,8 @@ class ElkanNotoClassifier(PUClassifierMixin, BaseEstimator):
             keep = np.ones_like(keep)
         return fit_base(base, X2[keep], y2[keep], w2[keep], name="estimator (weighted=True)")
 
-    def predict_proba(self, X):
-        """Class probabilities: column 1 is ``p(y=1|x)`` = ``clip(g(x) / c, 0, 1)`` (or the weighted model's)."""
-        X = self._validate_predict(X)
+    def _positive_proba(self, X) -> np.ndarray:
+        """``p(y=1|x)`` = ``clip(g(x) / c, 0, 1)`` (or the weighted model's probability)."""
         if self.weighted_estimator_ is not None:
-            p = positive_proba(self.weighted_estimator_, X)
-        else:
-            p = np.clip(positive_proba(self.estimator_, X) / self.c_, 0.0, 1.0)
-        return np.stack([1.0 - p, p], axis=1)
-
-    def decision_function(self, X):
-        """``p(y=1|x) - 0.5``: positive where the positive class is more probable, ordered like predict_proba."""
-        return self.predict_proba(X)[:, 1] - 0.5
+            return positive_proba(self.weighted_estimator_, X)
+        return np.clip(positive_proba(self.estimator_, X) / self.c_, 0.0, 1.0)

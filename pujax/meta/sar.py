@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import check_base, default_logistic, fit_base, positive_proba
+from pujax.meta._common import PositiveProbaMixin, check_base, default_logistic, fit_base, positive_proba
 from pujax.meta.elkan_noto import elkan_noto_weights, estimate_label_frequency
 from pujax.persistence import register_estimator
 from pujax.validation import check_float, check_int, check_pu_labels, check_X
@@ -151,7 +151,7 @@ def scar_check(X, s, *, propensity_features=None, alpha: float = 0.01, max_iter:
 
 
 @register_estimator
-class SAREMClassifier(PUClassifierMixin, BaseEstimator):
+class SAREMClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
     """Classifier and propensity model of SAR PU data fitted jointly by EM (Bekker, Robberechts & Davis 2019).
 
     Parameters
@@ -250,16 +250,6 @@ class SAREMClassifier(PUClassifierMixin, BaseEstimator):
             sample_weight=w)
         self.estimator_, self.propensity_estimator_ = f, e
         return self
-
-    def predict_proba(self, X):
-        """``p(y=1 | x)`` of the fitted classifier in column 1."""
-        X = self._validate_predict(X)
-        p = positive_proba(self.estimator_, X)
-        return np.stack([1.0 - p, p], axis=1)
-
-    def decision_function(self, X):
-        """``predict_proba(X)[:, 1] - 0.5``."""
-        return self.predict_proba(X)[:, 1] - 0.5
 
     def propensity(self, X) -> np.ndarray:
         """Estimated propensity ``e(x) = p(s=1 | y=1, x)`` of every row of ``X``."""

@@ -28,7 +28,7 @@ from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import check_base, default_logistic, fit_base, positive_proba
+from pujax.meta._common import PositiveProbaMixin, check_base, default_logistic, fit_base, positive_proba
 from pujax.persistence import register_estimator
 from pujax.validation import check_float, check_in, check_int
 
@@ -81,7 +81,7 @@ def rocchio_negatives(X, s, alpha: float = 16.0, beta: float = 4.0) -> np.ndarra
 
 
 @register_estimator
-class TwoStepClassifier(PUClassifierMixin, BaseEstimator):
+class TwoStepClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
     """Two-step PU classifier: reliable negatives from the unlabeled rows, then positives vs reliable negatives.
 
     Parameters
@@ -197,12 +197,3 @@ class TwoStepClassifier(PUClassifierMixin, BaseEstimator):
         y = np.concatenate([np.ones(P.size, np.int32), np.zeros(rn.size, np.int32)])
         return fit_base(base, X[rows], y, _sub(w, rows))
 
-    def predict_proba(self, X):
-        """Class probabilities of the step-two model (column 1: positive)."""
-        X = self._validate_predict(X)
-        p = positive_proba(self.estimator_, X)
-        return np.stack([1.0 - p, p], axis=1)
-
-    def decision_function(self, X):
-        """``predict_proba(X)[:, 1] - 0.5``."""
-        return self.predict_proba(X)[:, 1] - 0.5

@@ -17,6 +17,7 @@ from sklearn.utils import check_array
 
 from pujax.validation import (
     FLOAT32_MAX,
+    check_1d,
     check_binary_labels,
     check_in,
     check_prior,
@@ -62,14 +63,8 @@ def check_scores(scores, name: str = "y_score") -> np.ndarray:
     Ranking metrics depend only on the order of the scores; ranks keep float64 scores that float32 could not tell
     apart distinct.
     """
-    if scores is None:
-        raise ValueError(f"{name} is None: pass one real score per row (e.g. decision_function(X)).")
-    arr = np.asarray(scores.to_numpy() if hasattr(scores, "to_numpy") else scores)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one score per row); got shape {arr.shape}. For predict_proba "
-                         f"output pass its column of the positive class, proba[:, 1].")
+    arr = check_1d(scores, name, per_row="score", if_none="one real score per row (e.g. decision_function(X))",
+                   hint=" For predict_proba output pass its column of the positive class, proba[:, 1].")
     _nonempty(arr, name)
     if arr.dtype == bool:
         arr = arr.astype(np.float64)
