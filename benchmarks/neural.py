@@ -147,35 +147,37 @@ def section_speed(args):
     import jax
     import jax.numpy as jnp
 
-    from pujax.neural.train import _get_compiled, make_config
+    from pujax.neural.train import _get_compiled, batch_layout, make_config, pad_for_training
 
     X, y, Xt, yt = load_mnist()
     rng = np.random.default_rng(args.seed)
     X_pu, s, prior = case_control(rng, X, y)
-    Xj, sj, pj = jnp.asarray(X_pu), jnp.asarray(s), jnp.asarray(prior, jnp.float32)
     cfg = make_config(batch_size=args.batch_size or 30000, n_features=784)
+    Xj, sj, n_valid = pad_for_training(cfg, np.asarray(X_pu, np.float32), np.asarray(s))
+    Xj, sj, pj = jnp.asarray(Xj), jnp.asarray(sj), jnp.asarray(prior, jnp.float32)
+    k_batches, nv = batch_layout(n_valid, cfg.batch_size)[0], np.int32(n_valid)
     E = args.speed_epochs
     on_gpu = jax.devices()[0].platform == "gpu"
     counts = [4] + ([1, 8] if on_gpu else [])
     keys = {n: jax.random.split(jax.random.PRNGKey(args.seed), n) for n in set(counts) | {4}}
     t0 = time.perf_counter()
-    single = _get_compiled("train", cfg, E).lower(keys[4][0], Xj, sj, pj, None, None).compile()
+    single = _get_compiled("train", cfg, E, k_batches).lower(keys[4][0], Xj, sj, pj, None, None, nv).compile()
     t_single_compile = time.perf_counter() - t0
     many, t_many_compile = {}, {}
     for n in sorted(set(counts)):
         t0 = time.perf_counter()
-        many[n] = _get_compiled("fit_many", cfg, E).lower(keys[n], Xj, sj, pj, None, None).compile()
+        many[n] = _get_compiled("fit_many", cfg, E, k_batches).lower(keys[n], Xj, sj, pj, None, None, nv).compile()
         t_many_compile[n] = time.perf_counter() - t0
 
     def run_many(n):
         t0 = time.perf_counter()
-        jax.block_until_ready(many[n](keys[n], Xj, sj, pj, None, None))
+        jax.block_until_ready(many[n](keys[n], Xj, sj, pj, None, None, nv))
         return time.perf_counter() - t0
 
     def run_loop():
         t0 = time.perf_counter()
         for k in keys[4]:
-            jax.block_until_ready(single(k, Xj, sj, pj, None, None))
+            jax.block_until_ready(single(k, Xj, sj, pj, None, None, nv))
         return time.perf_counter() - t0
 
     loop_t, many_t = [], {n: [] for n in many}

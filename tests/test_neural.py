@@ -316,3 +316,45 @@ def test_predict_on_any_batch_size_reuses_one_program_per_bucket():
         est.predict(X[:141])
     assert c.count == 0
     np.testing.assert_allclose(part, full[:147], rtol=1e-5, atol=1e-6)
+
+
+def test_epoch_deals_every_valid_row_once_round_robin():
+    from pujax.neural.train import _epoch_batches
+
+    for size, n_valid, k in [(512, 505, 1), (48, 45, 4), (40, 40, 3), (8, 1, 1)]:
+        idx, mask = (np.asarray(a) for a in _epoch_batches(jax.random.PRNGKey(size), size, n_valid, k))
+        assert idx.shape == mask.shape == (k, -(-size // k))
+        np.testing.assert_array_equal(np.sort(idx[mask]), np.arange(n_valid))  # each valid row once, no padding row
+        counts = mask.sum(axis=1)
+        assert counts.max() - counts.min() <= 1  # minibatches of floor(n/k) or ceil(n/k) rows
+
+
+def test_padded_rows_do_not_change_training(problem):
+    """Full-batch training on X padded with garbage rows (masked: zero weight in the risk, out of BatchNorm's
+    statistics) equals training on X alone; the epoch order does not matter with one minibatch."""
+    from pujax.neural.train import init_state, run_epochs
+
+    X, s, prior, _, _ = problem
+    cfg = make_config(model="mlp", model_kwargs=TINY, batch_size=1000, learning_rate=1e-2, n_features=X.shape[1])
+    Xp = np.concatenate([X, np.full((13, X.shape[1]), 1e3, np.float32)])
+    sp = np.r_[s, np.ones(13, int)]
+    state = init_state(jax.random.PRNGKey(0), X, cfg)
+    ref, h_ref = run_epochs(cfg, state, X, s, prior, 4)
+    out, h_out = run_epochs(cfg, state, Xp, sp, prior, 4, n_valid=jnp.int32(len(s)), n_batches=1)
+    np.testing.assert_allclose(h_out["risk"], h_ref["risk"], rtol=1e-4)
+    for a, b in zip(jax.tree.leaves(out["variables"]), jax.tree.leaves(ref["variables"])):
+        np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-5)
+
+
+def test_refit_on_a_row_count_in_the_same_bucket_compiles_nothing(problem):
+    from pujax.compilation import bucket_size, count_compilations
+
+    X, s, prior, X_te, _ = problem
+    keep = np.r_[np.arange(25), 30 + np.arange(160)]  # 185 of 190 rows: the same bucket (216)
+    assert bucket_size(len(s)) == bucket_size(len(keep))
+    est = NNPUClassifier(prior=prior, model_kwargs=TINY, epochs=3, random_state=0).fit(X, s)
+    est.predict(X_te)
+    with count_compilations() as c:
+        est.fit(X[keep], s[keep])
+        est.predict(X_te)
+    assert c.count == 0

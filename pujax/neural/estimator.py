@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
 from pujax.compilation import rows_in_bucket
-from pujax.neural.train import RISKS, _get_compiled, make_config, run_seeds
+from pujax.neural.train import RISKS, _get_compiled, batch_layout, make_config, pad_for_training, run_seeds
 from pujax.persistence import register_estimator
 from pujax.preprocessing import standardization, standardize
 from pujax.progress import progress
@@ -199,24 +198,25 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
             if X_eval.shape[1] != X.shape[1]:
                 raise ValueError(f"eval_set[0] has {X_eval.shape[1]} features but X has {X.shape[1]}.")
             y_eval = check_pu_labels(eval_set[1], name="eval_set[1]", n_samples=X_eval.shape[0], require_both=False)
-            X_eval, y_eval = jnp.asarray(self._transform(X_eval)), jnp.asarray(y_eval)
+            X_eval, y_eval = jax.device_put(self._transform(X_eval)), jax.device_put(y_eval)
         keys = jax.random.split(as_key(self.random_state), n_seeds)
-        Xj, sj = jnp.asarray(X), jnp.asarray(s)
-        prior_arr = jnp.asarray(prior, Xj.dtype)
+        prior_arr = np.asarray(prior, X.dtype)
         self.n_seeds_ = n_seeds
 
         if self.callback is None and not self.verbose:
-            state, hist = run_seeds("fit_many", cfg, epochs, keys, Xj, sj, prior_arr, X_eval, y_eval, self.devices)
+            state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior_arr, X_eval, y_eval, self.devices)
             self._set_state(state, [hist])
             return self
 
+        Xj, sj, n_valid = pad_for_training(cfg, X, s)
+        Xj, sj = jax.device_put(Xj), jax.device_put(sj)
         init = _get_compiled("init_many", cfg, 0)
-        one_epoch = _get_compiled("epochs_many", cfg, 1)
+        one_epoch = _get_compiled("epochs_many", cfg, 1, batch_layout(n_valid, cfg.batch_size)[0])
         state = init(keys, Xj)
         hists = []
         with progress(epochs, desc=f"{type(self).__name__} ({self.risk})", verbose=self.verbose) as bar:
             for epoch in range(epochs):
-                state, hist = one_epoch(state, Xj, sj, prior_arr, X_eval, y_eval)
+                state, hist = one_epoch(state, Xj, sj, prior_arr, X_eval, y_eval, np.int32(n_valid))
                 hists.append(hist)
                 post = {k: float(np.mean(v)) for k, v in hist.items() if k != "corrections"}
                 bar.set_postfix(**post)
@@ -234,9 +234,9 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         """Scores ``g(x)`` of every seed's model, shape ``(n_seeds, n)``."""
         X = self._transform(self._validate_predict(X))
         cfg = self._config(self.n_features_in_)
-        variables = jax.tree.map(jnp.asarray, self.variables_)
+        variables = jax.tree.map(jax.device_put, self.variables_)
         Xb, n = rows_in_bucket(X)
-        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jnp.asarray(Xb)))[:, :n]
+        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jax.device_put(Xb)))[:, :n]
 
     def decision_function(self, X):
         """Mean score over seeds; positive means class 1."""

@@ -20,6 +20,9 @@ separate ``batch_stats`` collection (updated through ``mutable=["batch_stats"]``
 A user model is any ``flax.linen.Module`` whose ``__call__(x)`` returns one score per row (shape ``(n,)`` or
 ``(n, 1)``); if ``__call__`` accepts a ``train`` keyword it is passed ``train=True`` during training. Extra variable
 collections (such as ``batch_stats``) are updated as mutable state; a ``"dropout"`` PRNG stream is supplied.
+If ``__call__`` accepts a ``mask`` keyword (boolean ``(n,)``, as the models here: BatchNorm statistics over the
+masked-in rows only), training pads the rows to a size bucket (:mod:`pujax.compilation`) so that data of a similar
+size reuses the compiled program; without it the rows are not padded.
 """
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-__all__ = ["Linear", "MLP", "AllConvNet", "make_model", "MODEL_NAMES", "ACTIVATIONS"]
+__all__ = ["Linear", "MLP", "AllConvNet", "make_model", "accepts_train", "accepts_mask", "scores_of", "MODEL_NAMES",
+           "ACTIVATIONS"]
 
 ACTIVATIONS = {"relu": nn.relu, "softsign": nn.soft_sign, "tanh": jnp.tanh, "gelu": nn.gelu}
 MODEL_NAMES = ("linear", "mlp", "cnn")
@@ -54,7 +58,7 @@ class Linear(nn.Module):
     """Linear score ``g(x) = w^T x + b``."""
 
     @nn.compact
-    def __call__(self, x, train: bool = False):
+    def __call__(self, x, train: bool = False, mask=None):
         return nn.Dense(1, name="out")(x)[..., 0]
 
 
@@ -73,14 +77,14 @@ class MLP(nn.Module):
     batch_norm: bool = True
 
     @nn.compact
-    def __call__(self, x, train: bool = False):
+    def __call__(self, x, train: bool = False, mask=None):
         act = _activation(self.activation)
         h = x
         for i, width in enumerate(self.hidden_sizes):
             h = nn.Dense(int(width), use_bias=not self.batch_norm, name=f"dense_{i}")(h)
             if self.batch_norm:
                 h = nn.BatchNorm(use_running_average=not train, momentum=_BN_MOMENTUM, epsilon=_BN_EPS,
-                                 name=f"bn_{i}")(h)
+                                 name=f"bn_{i}")(h, mask=None if mask is None else mask[:, None])
             h = act(h)
         return nn.Dense(1, name="out")(h)[..., 0]
 
@@ -103,7 +107,7 @@ class AllConvNet(nn.Module):
     batch_norm: bool = True
 
     @nn.compact
-    def __call__(self, x, train: bool = False):
+    def __call__(self, x, train: bool = False, mask=None):
         act = _activation(self.activation)
         h = x.reshape((x.shape[0],) + tuple(int(v) for v in self.input_shape))
         c1, c2 = (int(c) for c in self.channels)
@@ -115,7 +119,7 @@ class AllConvNet(nn.Module):
                         name=f"conv_{i}")(h)
             if self.batch_norm:
                 h = nn.BatchNorm(use_running_average=not train, momentum=_BN_MOMENTUM, epsilon=_BN_EPS,
-                                 name=f"bn_{i}")(h)
+                                 name=f"bn_{i}")(h, mask=None if mask is None else mask[:, None, None, None])
             h = act(h)
         h = h.reshape((h.shape[0], -1))
         h = act(nn.Dense(int(self.hidden), name="fc_0")(h))
@@ -188,13 +192,23 @@ def make_model(model="mlp", n_features: int | None = None, **kwargs) -> nn.Modul
                      f"instance.")
 
 
-def accepts_train(module: nn.Module) -> bool:
-    """Whether ``module.__call__`` takes a ``train`` argument (or ``**kwargs``)."""
+def _accepts(module: nn.Module, name: str) -> bool:
     try:
         params = inspect.signature(type(module).__call__).parameters
     except (TypeError, ValueError):  # pragma: no cover
         return False
-    return "train" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def accepts_train(module: nn.Module) -> bool:
+    """Whether ``module.__call__`` takes a ``train`` argument (or ``**kwargs``)."""
+    return _accepts(module, "train")
+
+
+def accepts_mask(module: nn.Module) -> bool:
+    """Whether ``module.__call__`` takes a ``mask`` argument (rows of a padded minibatch that count: BatchNorm
+    statistics over them only), so that training can pad rows to a size bucket."""
+    return _accepts(module, "mask")
 
 
 def scores_of(out) -> jax.Array:

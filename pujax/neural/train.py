@@ -14,13 +14,15 @@ Optimiser: Adam with *coupled* L2 weight decay (``wd * param`` added to the grad
 Defaults: :math:`\beta = 0`, :math:`\gamma = 1`, sigmoid loss, lr 1e-3, weight decay 5e-3, 100 epochs,
 batch size 30000 (the default of the authors' code).
 
-Minibatches. An epoch shuffles P ∪ U and cuts it into ``k = ceil(n / batch_size)`` minibatches of the *same* size
-``b = ceil(n / k) <= batch_size`` (static shapes; the ``k b - n < k`` missing slots are filled with rows drawn from a
-second shuffle). So every row is seen once per epoch and every minibatch mixes P and U rows in the data's
-proportion; the authors' Chainer iterator instead used full 30000-row batches that wrap around into the next epoch.
-An epoch is one ``lax.scan`` over the minibatches and a training run is one ``lax.scan`` over epochs, so
-:func:`train` is a single jit-compiled program, and :func:`fit_many` ``vmap``-s it over PRNG keys (N seeds with
-different initialisations and minibatch orders trained as one program).
+Minibatches. An epoch shuffles the ``n`` rows of P ∪ U and deals them round-robin into ``k = ceil(n / batch_size)``
+minibatches of ``b`` slots each (static shapes): every row is seen once per epoch, every minibatch holds
+``floor(n / k)`` or ``ceil(n / k)`` rows and mixes P and U in the data's proportion, and empty slots carry weight 0
+(in the risks and in BatchNorm's statistics). The rows are padded to a size bucket ``N``
+(:func:`pujax.compilation.bucket_size`, ``b = ceil(N / k)``; :func:`pad_for_training`) and the true row count is a
+traced value, so data of a similar size reuses the compiled program. The authors' Chainer iterator instead used full
+30000-row batches that wrap around into the next epoch. An epoch is one ``lax.scan`` over the minibatches and a
+training run is one ``lax.scan`` over epochs, so :func:`train` is a single jit-compiled program, and :func:`fit_many`
+``vmap``-s it over PRNG keys (N seeds with different initialisations and minibatch orders trained as one program).
 
 State and results are plain pytrees: ``variables = {"params": ..., "batch_stats": ...}`` (nested dicts of arrays,
 the flax.linen convention), the optax state, and the PRNG key.
@@ -37,8 +39,9 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import device_mesh, padded_size, replicate, resolve_devices, shard_rows, to_host
-from pujax.neural.models import accepts_train, make_model, scores_of
+from pujax.neural.models import accepts_mask, accepts_train, make_model, scores_of
 from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
 from pujax.validation import as_key, check_in, check_int, check_prior, check_pu_labels, check_X
 
@@ -46,6 +49,7 @@ __all__ = [
     "TrainConfig",
     "make_config",
     "batch_layout",
+    "pad_for_training",
     "make_optimizer",
     "init_state",
     "loss_and_grad",
@@ -137,10 +141,22 @@ def make_optimizer(cfg: TrainConfig) -> optax.GradientTransformation:
     return optax.chain(*parts)
 
 
-def _apply(cfg: TrainConfig, variables, x, train: bool, rng=None):
+def pad_for_training(cfg: TrainConfig, X, s):
+    """``(X, s, n)``: the rows padded to :func:`~pujax.compilation.bucket_size` ``(n)`` when the model takes a
+    ``mask`` (:func:`pujax.neural.models.accepts_mask`), unchanged otherwise; ``n`` is the true row count."""
+    n = int(X.shape[0])
+    if not accepts_mask(cfg.module):
+        return X, s, n
+    size = bucket_size(n)
+    return pad_rows(size, np.asarray(X)), pad_rows(size, np.asarray(s)), n
+
+
+def _apply(cfg: TrainConfig, variables, x, train: bool, rng=None, mask=None):
     """Scores ``(n,)`` and the updated non-parameter collections (empty when not training)."""
     module = cfg.module
     kwargs = {"train": train} if accepts_train(module) else {}
+    if mask is not None and accepts_mask(module):
+        kwargs["mask"] = mask
     rngs = {"dropout": rng} if (train and rng is not None) else None
     mutable = [k for k in variables if k != "params"] if train else []
     if mutable:
@@ -161,43 +177,45 @@ def init_state(key, X, cfg: TrainConfig):
     return {"variables": variables, "opt_state": opt_state, "key": k_train}
 
 
-def _objective(cfg: TrainConfig, g, sb, prior):
-    """(surrogate whose gradient is the step, risk value, r, corrected) on one minibatch."""
+def _objective(cfg: TrainConfig, g, sb, prior, wb=None):
+    """(surrogate whose gradient is the step, risk value, r, corrected) on one minibatch (row weights ``wb``)."""
     if cfg.risk == "pn":
-        value = pn_risk(g, sb, cfg.loss)
+        value = pn_risk(g, sb, cfg.loss, weights=wb)
         zero = jnp.zeros((), g.dtype)
         return value, value, zero, jnp.zeros((), bool)
-    a, b, c = pu_risk_parts(g, sb, prior, cfg.loss)
+    a, b, c = pu_risk_parts(g, sb, prior, cfg.loss, wb)
     r = b - c
     if cfg.risk == "upu":
-        value = upu_risk(g, sb, prior, cfg.loss)
+        value = upu_risk(g, sb, prior, cfg.loss, wb)
         return value, value, r, jnp.zeros((), bool)
-    surrogate, value = nnpu_objective(g, sb, prior, cfg.loss, cfg.beta, cfg.gamma)
+    surrogate, value = nnpu_objective(g, sb, prior, cfg.loss, cfg.beta, cfg.gamma, wb)
     return surrogate, value, r, r < -cfg.beta
 
 
-def loss_and_grad(cfg: TrainConfig, variables, xb, sb, prior, rng=None):
+def loss_and_grad(cfg: TrainConfig, variables, xb, sb, prior, rng=None, mask=None):
     """Gradient of the training rule on one minibatch (the model in training mode).
 
     Returns ``(grads, new_collections, aux)`` with ``aux = {"objective", "risk", "r", "corrected"}``: ``grads`` is
     ``grad(pi R_p^+ + r)`` when ``r >= -beta`` and ``grad(-gamma r)`` otherwise (nnPU), the uPU or PN risk gradient
-    otherwise; ``new_collections`` holds the updated BatchNorm statistics.
+    otherwise; ``new_collections`` holds the updated BatchNorm statistics. ``mask`` (boolean ``(b,)``, default all
+    rows): the rows of the minibatch that count.
     """
     others = {k: v for k, v in variables.items() if k != "params"}
+    wb = None if mask is None else mask.astype(xb.dtype if jnp.issubdtype(xb.dtype, jnp.floating) else jnp.float32)
 
     def f(params):
-        g, new = _apply(cfg, {"params": params, **others}, xb, True, rng)
-        surrogate, value, r, corrected = _objective(cfg, g, sb, prior)
+        g, new = _apply(cfg, {"params": params, **others}, xb, True, rng, mask)
+        surrogate, value, r, corrected = _objective(cfg, g, sb, prior, wb)
         return surrogate, (new, {"objective": surrogate, "risk": value, "r": r, "corrected": corrected})
 
     grads, (new, aux) = jax.grad(f, has_aux=True)(variables["params"])
     return grads, new, aux
 
 
-def train_step(cfg: TrainConfig, state, xb, sb, prior, rng=None):
+def train_step(cfg: TrainConfig, state, xb, sb, prior, rng=None, mask=None):
     """One optimiser step on a minibatch; returns ``(new_state, aux)`` (see :func:`loss_and_grad`)."""
     variables = state["variables"]
-    grads, new, aux = loss_and_grad(cfg, variables, xb, sb, prior, rng)
+    grads, new, aux = loss_and_grad(cfg, variables, xb, sb, prior, rng, mask)
     updates, opt_state = make_optimizer(cfg).update(grads, state["opt_state"], variables["params"])
     params = optax.apply_updates(variables["params"], updates)
     new_vars = {**variables, **new, "params": params}
@@ -217,34 +235,50 @@ def predict_scores(cfg: TrainConfig, variables, X, chunk: int | None = None):
     return out.reshape(-1)[:n]
 
 
-def run_epochs(cfg: TrainConfig, state, X, s, prior, n_epochs: int, X_eval=None, y_eval=None):
+def _epoch_batches(key, size: int, n_valid, n_batches: int):
+    """Row indices ``(k, b)`` and masks of one epoch: the first ``n_valid`` of ``size`` rows in random order, dealt
+    round-robin into ``n_batches`` minibatches of ``b = ceil(size / k)`` slots (the other slots masked out)."""
+    b = -(-size // n_batches)
+    u = jnp.where(jnp.arange(size) < n_valid, jax.random.uniform(key, (size,)), 2.0)
+    order = jnp.argsort(u)  # the valid rows first, in random order
+    slots = n_batches * b
+    if slots > size:
+        order = jnp.concatenate([order, jnp.zeros(slots - size, order.dtype)])
+    idx = order.reshape(b, n_batches).T
+    mask = (jnp.arange(slots) < n_valid).reshape(b, n_batches).T
+    return idx, mask
+
+
+def run_epochs(cfg: TrainConfig, state, X, s, prior, n_epochs: int, X_eval=None, y_eval=None, n_valid=None,
+               n_batches: int | None = None):
     """Run ``n_epochs`` epochs from ``state`` (pure, jit- and vmap-able); returns ``(state, history)``.
 
-    ``history`` holds per-epoch arrays: ``"risk"`` (mean over the epoch's minibatches of the nnPU / uPU / PN risk
-    value, measured before each step), ``"corrections"`` (fraction of minibatches where the correction step
-    ``-gamma r`` was taken) and, when ``X_eval``/``y_eval`` are given, ``"test_error"`` (zero-one error of
-    ``score > 0`` against ``y_eval`` after the epoch, BatchNorm in evaluation mode).
+    Only the first ``n_valid`` rows of ``X``, ``s`` are trained on (default: all; a traced scalar is fine, the rest is
+    padding, see :func:`pad_for_training`), in ``n_batches`` minibatches per epoch (static; default
+    ``ceil(n_valid / batch_size)``). ``history`` holds per-epoch arrays: ``"risk"`` (mean over the epoch's minibatches
+    of the nnPU / uPU / PN risk value, measured before each step), ``"corrections"`` (fraction of minibatches where
+    the correction step ``-gamma r`` was taken) and, when ``X_eval``/``y_eval`` are given, ``"test_error"``
+    (zero-one error of ``score > 0`` against ``y_eval`` after the epoch, BatchNorm in evaluation mode).
     """
-    n = X.shape[0]
-    n_batches, b, pad = batch_layout(n, cfg.batch_size)
+    size = X.shape[0]
+    if n_batches is None:
+        n_batches = batch_layout(size if n_valid is None else int(n_valid), cfg.batch_size)[0]
+    n_valid = size if n_valid is None else n_valid
     prior = jnp.asarray(prior, dtype=X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32)
 
     def epoch(state, _):
-        key, k_perm, k_fill, k_drop = jax.random.split(state["key"], 4)
-        perm = jax.random.permutation(k_perm, n)
-        if pad:
-            perm = jnp.concatenate([perm, jax.random.permutation(k_fill, n)[:pad]])
-        idx = perm.reshape(n_batches, b)
+        key, k_perm, k_drop = jax.random.split(state["key"], 3)
+        idx, masks = _epoch_batches(k_perm, size, n_valid, n_batches)
 
         def step(carry, inp):
-            i, batch_idx = inp
+            i, batch_idx, mask = inp
             xb = jnp.take(X, batch_idx, axis=0)
             sb = jnp.take(s, batch_idx, axis=0)
-            new, aux = train_step(cfg, carry, xb, sb, prior, jax.random.fold_in(k_drop, i))
+            new, aux = train_step(cfg, carry, xb, sb, prior, jax.random.fold_in(k_drop, i), mask)
             return new, (aux["risk"], aux["corrected"])
 
         state = {**state, "key": key}
-        state, (risks, corrected) = jax.lax.scan(step, state, (jnp.arange(n_batches), idx))
+        state, (risks, corrected) = jax.lax.scan(step, state, (jnp.arange(n_batches), idx, masks))
         hist = {"risk": jnp.mean(risks), "corrections": jnp.mean(corrected.astype(risks.dtype))}
         if X_eval is not None:
             g = predict_scores(cfg, state["variables"], X_eval)
@@ -259,10 +293,11 @@ def run_epochs(cfg: TrainConfig, state, X, s, prior, n_epochs: int, X_eval=None,
 _CACHE: dict = {}
 
 
-def _cached(kind, cfg, n_epochs, builder):
-    """jit-compiled function per (kind, config, epochs); configs whose module is unhashable are not cached."""
+def _cached(kind, cfg, n_epochs, builder, n_batches=None):
+    """jit-compiled function per (kind, config, epochs, minibatches); configs whose module is unhashable are not
+    cached."""
     try:
-        key = (kind, cfg, n_epochs)
+        key = (kind, cfg, n_epochs, n_batches)
         hash(key)
     except TypeError:
         return builder()
@@ -273,27 +308,29 @@ def _cached(kind, cfg, n_epochs, builder):
     return _CACHE[key]
 
 
-def _train_fn(cfg, n_epochs):
-    def run(key, X, s, prior, X_eval, y_eval):
+def _train_fn(cfg, n_epochs, n_batches):
+    def run(key, X, s, prior, X_eval, y_eval, n_valid):
         state = init_state(key, X, cfg)
-        state, hist = run_epochs(cfg, state, X, s, prior, n_epochs, X_eval, y_eval)
+        state, hist = run_epochs(cfg, state, X, s, prior, n_epochs, X_eval, y_eval, n_valid, n_batches)
         return state, hist
 
     return run
 
 
-def _get_compiled(kind, cfg, n_epochs):
+def _get_compiled(kind, cfg, n_epochs, n_batches=1):
+    """The jit-compiled program ``kind``; the training ones take ``(..., X_eval, y_eval, n_valid)`` with ``X`` padded
+    by :func:`pad_for_training` and ``n_batches = batch_layout(n_valid, cfg.batch_size)[0]``."""
     if kind == "train":
-        return _cached(kind, cfg, n_epochs, lambda: jax.jit(_train_fn(cfg, n_epochs)))
+        return _cached(kind, cfg, n_epochs, lambda: jax.jit(_train_fn(cfg, n_epochs, n_batches)), n_batches)
     if kind == "fit_many":
-        return _cached(kind, cfg, n_epochs,
-                       lambda: jax.jit(jax.vmap(_train_fn(cfg, n_epochs), in_axes=(0, None, None, None, None, None))))
+        return _cached(kind, cfg, n_epochs, lambda: jax.jit(jax.vmap(
+            _train_fn(cfg, n_epochs, n_batches), in_axes=(0, None, None, None, None, None, None))), n_batches)
     if kind == "init_many":
         return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(lambda k, X: init_state(k, X, cfg), in_axes=(0, None))))
     if kind == "epochs_many":
         return _cached(kind, cfg, n_epochs, lambda: jax.jit(jax.vmap(
-            lambda st, X, s, p, Xe, ye: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye),
-            in_axes=(0, None, None, None, None, None))))
+            lambda st, X, s, p, Xe, ye, nv: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye, nv, n_batches),
+            in_axes=(0, None, None, None, None, None, None))), n_batches)
     if kind == "scores_many":  # depends on the module only: share it between risks and optimiser settings
         cfg = TrainConfig(module=cfg.module, eval_chunk=cfg.eval_chunk)
         return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(
@@ -304,25 +341,28 @@ def _get_compiled(kind, cfg, n_epochs):
 def run_seeds(kind, cfg, n_epochs, keys, X, s, prior, X_eval=None, y_eval=None, devices=None):
     """Run the vmapped ``kind`` program (``"fit_many"``) with the seeds split over ``devices``.
 
-    One device: the program as is. Several: the seed axis is padded to a multiple of the device count (extra keys
-    are dropped afterwards), sharded over a mesh (:mod:`pujax.devices`), the data replicated; every seed is trained
-    on one device with the same program, so results equal the one-device run up to float rounding. Returns host
-    (numpy) pytrees ``(state, history)`` with a leading seed axis.
+    ``X``, ``s`` are padded to a size bucket here (:func:`pad_for_training`). One device: the program as is.
+    Several: the seed axis is padded to a multiple of the device count (extra keys are dropped afterwards), sharded
+    over a mesh (:mod:`pujax.devices`), the data replicated; every seed is trained on one device with the same
+    program, so results equal the one-device run up to float rounding. Returns host (numpy) pytrees
+    ``(state, history)`` with a leading seed axis.
     """
-    fn = _get_compiled(kind, cfg, n_epochs)
+    X, s, n_valid = pad_for_training(cfg, X, s)
+    fn = _get_compiled(kind, cfg, n_epochs, batch_layout(n_valid, cfg.batch_size)[0])
+    n_valid = np.int32(n_valid)
     n = int(keys.shape[0])
     devs = resolve_devices(devices)
     if jax.process_count() == 1:
         devs = devs[: max(1, min(len(devs), n))]
     if len(devs) == 1:
         with jax.default_device(devs[0]):
-            out = fn(keys, X, s, prior, X_eval, y_eval)
+            out = fn(keys, X, s, prior, X_eval, y_eval, n_valid)
         return jax.tree.map(np.asarray, out)
     mesh = device_mesh(list(devs))
     m = padded_size(n, mesh.size)
     keys = np.asarray(keys)
     keys = np.concatenate([keys, np.repeat(keys[:1], m - n, axis=0)])
-    data = [a for a in (X, s, prior, X_eval, y_eval)]
+    data = [a for a in (X, s, prior, X_eval, y_eval, n_valid)]
     placed = [None if a is None else replicate(mesh, np.asarray(a)) for a in data]
     out = fn(shard_rows(mesh, keys), *placed)
     return jax.tree.map(lambda a: to_host(a)[:n], out)
@@ -343,9 +383,8 @@ def _prepare(X, s, prior, risk, X_eval, y_eval):
         if X_eval.shape[1] != X.shape[1]:
             raise ValueError(f"X_eval has {X_eval.shape[1]} features but X has {X.shape[1]}.")
         y_eval = check_pu_labels(y_eval, name="y_eval", n_samples=X_eval.shape[0], require_both=False)
-        X_eval, y_eval = jnp.asarray(X_eval), jnp.asarray(y_eval)
-    X = jnp.asarray(X)
-    return X, jnp.asarray(s), jnp.asarray(prior, X.dtype), X_eval, y_eval
+        X_eval, y_eval = jax.device_put(X_eval), jax.device_put(y_eval)
+    return X, s, np.asarray(prior, X.dtype), X_eval, y_eval
 
 
 def _config_from(X, model, kwargs):
@@ -376,7 +415,9 @@ def train(key, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.
     cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
                                       learning_rate=learning_rate, weight_decay=weight_decay,
                                       model_kwargs=model_kwargs))
-    state, hist = _get_compiled("train", cfg, epochs)(as_key(key), X, s, prior, X_eval, y_eval)
+    X, s, n_valid = pad_for_training(cfg, X, s)
+    run = _get_compiled("train", cfg, epochs, batch_layout(n_valid, cfg.batch_size)[0])
+    state, hist = run(as_key(key), X, s, prior, X_eval, y_eval, np.int32(n_valid))
     return state["variables"], hist
 
 
