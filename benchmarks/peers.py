@@ -11,8 +11,9 @@ labels of the test part. Counterparts, configured alike:
   hold-out ratio 0.1; and the weighted variants (``weighted=True`` / ``WeightedElkanotoPuClassifier``);
 * bagging PU: ``PUBaggingClassifier`` / ``BaggingPuClassifier``, 100 ``DecisionTreeClassifier`` bags of as many
   unlabeled rows as there are labeled positives, ``n_jobs=-1``;
-* nnPU: ``NNPULinearClassifier`` (L-BFGS, full batch) / pulearn ``NNPUClassifier`` (its defaults), with the true
-  positive fraction of the unlabeled rows as the prior.
+* nnPU: ``NNPULinearClassifier`` (its defaults: L-BFGS, full batch, ``C`` by 3-fold cross-validation of the
+  zero-one uPU risk on the training part) / pulearn ``NNPUClassifier`` (its defaults: 1,000 gradient steps),
+  with the true positive fraction of the unlabeled rows as the prior.
 
 Fit times: "first" is the first fit of that estimator on that set in the process (compilation included for pujax's
 jit-compiled learner), "warm" a second fit on the same data; pulearn has no compilation, one time is given.
@@ -56,7 +57,7 @@ def _pairs(train):
             lambda: PUBaggingClassifier(DecisionTreeClassifier(), n_estimators=100, n_jobs=-1, random_state=0),
             lambda: pulearn.BaggingPuClassifier(DecisionTreeClassifier(), n_estimators=100, max_samples=n_l,
                                                 n_jobs=-1, random_state=0)),
-        "nnPU linear": (lambda: NNPULinearClassifier(prior=train.prior),
+        "nnPU linear": (lambda: NNPULinearClassifier(prior=train.prior, random_state=0),
                         lambda: pulearn.NNPUClassifier(prior=train.prior, random_state=0)),
     }
 

@@ -253,14 +253,14 @@ def test_linear_pu_fit_agrees_with_scipy():
     w = np.ones(len(s))
     Z = _standardised(X.astype(np.float64), w)
     # convex case (uPU, logistic): the same minimiser
-    clf = NNPULinearClassifier(prior, loss="logistic", risk="upu", tol=1e-6).fit(X, s)
+    clf = NNPULinearClassifier(prior, loss="logistic", risk="upu", C=1.0, tol=1e-6).fit(X, s)
     ref = minimize(_np_objective, np.zeros(3), args=(Z, s, w, prior, 1.0, "logistic", "upu"), method="BFGS",
                    options={"gtol": 1e-9})
     ours = np.r_[clf.model_.coef, clf.model_.intercept]
     np.testing.assert_allclose(ours, ref.x, rtol=2e-3, atol=2e-3)
     assert clf.objective_ == pytest.approx(ref.fun, abs=1e-5)
     # nnPU with the sigmoid loss: a local minimum that scipy cannot improve
-    clf = NNPULinearClassifier(prior).fit(X, s)
+    clf = NNPULinearClassifier(prior, C=1.0).fit(X, s)
     ours = np.r_[clf.model_.coef, clf.model_.intercept].astype(np.float64)
     f0 = _np_objective(ours, Z, s, w, prior, 1.0, "sigmoid", "nnpu")
     assert f0 == pytest.approx(clf.objective_, abs=1e-5)
@@ -271,9 +271,48 @@ def test_linear_pu_fit_agrees_with_scipy():
     assert np.mean(clf.predict(X) == y) > np.mean(naive == y) + 0.1
 
 
+def test_linear_pu_batched_gradient_and_cross_validation():
+    """The NumPy objective and gradient of a batch equal :func:`linear_pu_objective` and its ``jax.grad`` problem
+    by problem; ``C="auto"`` keeps the candidate of lowest zero-one uPU risk summed over the validation folds,
+    re-derived here from one fixed-``C`` fit per fold and candidate."""
+    import jax
+    import jax.numpy as jnp
+
+    from pujax.meta import NNPULinearClassifier, linear_pu_objective
+    from pujax.meta.nnpu_linear import C_GRID, _batch_value_and_grad, _folds
+    from pujax.validation import host_rng
+
+    X, y, s = _blobs(n=150, seed=11, c=0.4, d=3)
+    r = np.random.default_rng(2)
+    Z, W, C = _standardised(X.astype(np.float64), np.ones(150)), r.uniform(0.5, 2.0, (4, 150)), np.array([.1, 1, 3, 9])
+    Theta = r.normal(size=(4, 4))
+    for loss in ("sigmoid", "logistic", "quadratic", "savage", "double_hinge"):
+        for risk in ("nnpu", "upu"):
+            values, grads = _batch_value_and_grad(Theta, Z, s, W, 0.45, C, loss, risk == "nnpu")
+            for b in range(4):
+                f = lambda t: linear_pu_objective((t[:-1], t[-1]), jnp.asarray(Z, jnp.float32), jnp.asarray(s),  # noqa
+                                                  jnp.asarray(W[b], jnp.float32), 0.45, C[b], loss, risk)
+                v, g = jax.value_and_grad(f)(jnp.asarray(Theta[b], jnp.float32))
+                np.testing.assert_allclose(values[b], float(v), rtol=1e-5, atol=1e-6)
+                np.testing.assert_allclose(grads[b], np.asarray(g), rtol=1e-4, atol=1e-5)
+    prior = float(y[s == 0].mean())
+    clf = NNPULinearClassifier(prior, n_folds=3, random_state=7).fit(X, s)
+    fold = _folds(s, np.ones(150), 3, host_rng(jax.random.PRNGKey(7), method="mix"))
+    risk = np.zeros(len(C_GRID))
+    for i, c in enumerate(C_GRID):
+        for k in range(3):
+            m = NNPULinearClassifier(prior, C=c).fit(X[fold != k], s[fold != k])
+            g, sk = m.decision_function(X[fold == k]), s[fold == k]
+            risk[i] += prior * np.mean(g[sk == 1] <= 0) + np.mean(g[sk == 0] >= 0) - prior * np.mean(g[sk == 1] >= 0)
+    assert clf.C_ == C_GRID[int(np.argmin(risk))]
+    full = NNPULinearClassifier(prior, C=clf.C_).fit(X, s)
+    np.testing.assert_allclose(clf.decision_function(X), full.decision_function(X), rtol=1e-4, atol=1e-4)
+
+
 def test_linear_pu_rbf_weights_and_compilation():
     from pujax.compilation import count_compilations
     from pujax.meta import NNPULinearClassifier
+    from pujax.meta.nnpu_linear import C_GRID
 
     r = np.random.default_rng(10)
     X = r.uniform(-2, 2, size=(500, 2)).astype(np.float32)
@@ -286,10 +325,11 @@ def test_linear_pu_rbf_weights_and_compilation():
     # integer weights equal repeated rows (as many rows in all: the same bucket, nothing compiled again)
     k = np.ones(500, int)
     k[:100], k[100:200] = 0, 2
-    a = NNPULinearClassifier(prior, loss="logistic").fit(X, s, sample_weight=k)
-    b = NNPULinearClassifier(prior, loss="logistic").fit(np.repeat(X, k, 0), np.repeat(s, k))
+    a = NNPULinearClassifier(prior, loss="logistic", C=1.0).fit(X, s, sample_weight=k)
+    b = NNPULinearClassifier(prior, loss="logistic", C=1.0).fit(np.repeat(X, k, 0), np.repeat(s, k))
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-3, atol=1e-3)
-    # a refit on as many rows (the same bucket) compiles nothing
+    # the linear model's fit compiles nothing, even on a shape never seen (the objective is NumPy)
     with count_compilations() as counter:
-        NNPULinearClassifier(prior).fit(X[:-3], s[:-3])
-    assert counter.count == 0
+        clf = NNPULinearClassifier(prior, random_state=0).fit(X[:-37, :1], s[:-37])
+        clf.predict(X[:11, :1])
+    assert counter.count == 0 and clf.C_ in C_GRID

@@ -1,5 +1,5 @@
 r"""A linear (or random-Fourier-feature) classifier fitted by minimising the uPU / nnPU risk of Kiryo et al. (2017)
-with full-batch L-BFGS (``optax.lbfgs``) inside one jit.
+with full-batch L-BFGS (:func:`pujax.lbfgs.lbfgs_minimize`); ``C`` chosen by cross-validation of the PU risk.
 
 Objective over :math:`\theta = (w, b)` on standardised features :math:`z(x)` (the features themselves, or
 :math:`\sqrt{2/D}\cos(W^\top z + u)` with :math:`W \sim N(0, 2\gamma I)`, :math:`u \sim U[0, 2\pi)` for the RBF
@@ -8,30 +8,35 @@ kernel :math:`\exp(-\gamma \lVert x - x' \rVert^2)`, Rahimi & Recht 2007):
 .. math:: J(\theta) = \hat R(g_\theta) + \frac{\lVert w \rVert^2}{2 C n}, \qquad g_\theta(x) = w^\top z(x) + b,
 
 with :math:`\hat R` the uPU risk (eq. (5)) or the nnPU risk (eq. (6)) of :mod:`pujax.risk` and :math:`n` the total
-sample weight. Rows are padded to :func:`pujax.compilation.bucket_size` with zero weight, so a refit on data of the
-same bucket reuses the compiled program; the prior, ``C`` and ``max_iter`` are traced.
+sample weight. The objective and its exact gradient are evaluated in NumPy (float64) for a batch of problems at
+once -- the cross-validation folds times the ``C`` candidates -- and minimised by the batched L-BFGS of
+:mod:`pujax.lbfgs`: nothing is compiled, so a first fit costs what a refit does. ``C="auto"`` picks ``C`` from
+:data:`C_GRID` by the lowest cross-validated uPU risk with the zero-one loss (an unbiased estimate of the
+misclassification rate from PU data; the model selection of du Plessis et al. 2015), the candidates of every fold
+and of the full data solved as one batch. :func:`linear_pu_objective` is the same objective in JAX (for optax
+loops and as the reference of the gradient).
 """
 from __future__ import annotations
 
-from functools import partial
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
-import optax.tree_utils as otu
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
-from pujax.compilation import bucket_size, pad_rows
+from pujax.lbfgs import lbfgs_minimize
 from pujax.persistence import register_estimator, register_model
 from pujax.preprocessing import standardization, standardize
 from pujax.risk import LOSSES, nnpu_risk, upu_risk
-from pujax.validation import as_key, check_float, check_in, check_int, check_prior
+from pujax.validation import as_key, check_float, check_in, check_int, check_prior, host_rng
 
 __all__ = ["NNPULinearClassifier", "LinearPUModel", "linear_pu_features", "linear_pu_objective", "linear_pu_fit",
-           "linear_pu_decision", "random_fourier_weights"]
+           "linear_pu_decision", "random_fourier_weights", "C_GRID"]
+
+C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
+_LOSS_NAMES = tuple(k for k in LOSSES if k != "zero_one")
 
 
 class LinearPUModel(NamedTuple):
@@ -58,17 +63,14 @@ def random_fourier_weights(key, n_features: int, n_components: int, gamma: float
     return W, u
 
 
-def linear_pu_features(mean, scale, rff_weights, rff_offset, X):
+def linear_pu_features(mean, scale, rff_weights, rff_offset, X) -> np.ndarray:
     """Standardised ``X`` (:func:`pujax.preprocessing.standardize`: float64 arithmetic, float32 result), mapped to
-    ``sqrt(2/D) cos(Z W + u)`` when ``D = rff_weights.shape[1] > 0``."""
-    return _random_features(jnp.asarray(standardize(X, mean, scale)), rff_weights, rff_offset)
-
-
-def _random_features(Z, rff_weights, rff_offset):
+    ``sqrt(2/D) cos(Z W + u)`` when ``D = rff_weights.shape[1] > 0`` (NumPy)."""
+    Z = standardize(X, mean, scale)
     D = rff_weights.shape[1]
     if D == 0:
-        return Z
-    return jnp.sqrt(2.0 / D) * jnp.cos(Z @ rff_weights + rff_offset)
+        return Z.astype(np.float32)
+    return (np.sqrt(2.0 / D) * np.cos(Z @ np.asarray(rff_weights) + np.asarray(rff_offset))).astype(np.float32)
 
 
 def linear_pu_objective(params, Z, s, w, prior, C, loss: str = "sigmoid", risk: str = "nnpu"):
@@ -79,79 +81,128 @@ def linear_pu_objective(params, Z, s, w, prior, C, loss: str = "sigmoid", risk: 
     return r + 0.5 * jnp.sum(coef * coef) / (C * jnp.sum(w))
 
 
-def _lbfgs(fun, params, max_iter, tol):
-    """Minimise ``fun`` from ``params`` with optax L-BFGS (zoom line search) inside a ``lax.while_loop``."""
-    opt = optax.lbfgs()
-    value_and_grad = optax.value_and_grad_from_state(fun)
-
-    def step(carry):
-        params, state = carry
-        value, grad = value_and_grad(params, state=state)
-        updates, state = opt.update(grad, state, params, value=value, grad=grad, value_fn=fun)
-        return optax.apply_updates(params, updates), state
-
-    def running(carry):
-        _, state = carry
-        count = otu.tree_get(state, "count")
-        grad_norm = otu.tree_norm(otu.tree_get(state, "grad"))
-        return (count == 0) | ((count < max_iter) & (grad_norm >= tol) & jnp.isfinite(grad_norm))
-
-    params, state = jax.lax.while_loop(running, step, (params, opt.init(params)))
-    return params, otu.tree_get(state, "count")
+def _sig(z):
+    return 0.5 * (1.0 + np.tanh(0.5 * z))  # sigmoid, no overflow
 
 
-@partial(jax.jit, static_argnames=("loss", "risk"))
-def _fit_jit(Z, s, w, prior, C, max_iter, tol, *, loss, risk):
-    """Start at the minimiser of the convex uPU objective with the logistic loss (where the logistic loss gives
-    ``l(z) - l(-z) = -z``, du Plessis et al. 2015), scaled down to a score spread of at most 1, then minimise the
-    requested objective from there."""
-    def objective(loss_, risk_):
-        return partial(linear_pu_objective, Z=Z, s=s, w=w, prior=prior, C=C, loss=loss_, risk=risk_)
+def _losses(name: str, G):
+    """``(l(g), l'(g), l(-g), l'(-g))`` of a margin loss of :data:`pujax.risk.LOSSES` in float64 NumPy."""
+    if name in ("sigmoid", "logistic", "savage"):
+        p = _sig(-G)  # sigmoid(-g); sigmoid(g) = 1 - p
+        if name == "sigmoid":
+            return p, -p * (1.0 - p), 1.0 - p, -p * (1.0 - p)
+        if name == "logistic":
+            sp = np.logaddexp(0.0, -G)  # softplus(-g); softplus(g) = softplus(-g) + g
+            return sp, -p, sp + G, p - 1.0
+        return 4.0 * p * p, -8.0 * p * p * (1.0 - p), 4.0 * (1.0 - p) ** 2, -8.0 * (1.0 - p) ** 2 * p
+    if name == "quadratic":
+        return (1.0 - G) ** 2, -2.0 * (1.0 - G), (1.0 + G) ** 2, -2.0 * (1.0 + G)
 
-    params = (jnp.zeros(Z.shape[1], jnp.float32), jnp.zeros((), jnp.float32))
-    params, n_convex = _lbfgs(objective("logistic", "upu"), params, max_iter, tol)
-    if not (loss == "logistic" and risk == "upu"):  # rescale to unit score spread: bounded losses not saturated
-        g = Z @ params[0]
-        mean = jnp.sum(w * g) / jnp.sum(w)
-        sd = jnp.sqrt(jnp.sum(w * (g - mean) ** 2) / jnp.sum(w))
-        factor = jnp.where(sd > 1.0, 1.0 / sd, 1.0)
-        params = (params[0] * factor, params[1] * factor)
-    fun = objective(loss, risk)
-    params, n_iter = _lbfgs(fun, params, max_iter, tol)
-    return params, n_convex + n_iter, fun(params)
+    def double_hinge(z):  # max(-z, max(0, (1 - z) / 2))
+        return np.maximum(-z, np.maximum(0.0, 0.5 - 0.5 * z)), np.where(z < -1.0, -1.0, np.where(z < 1.0, -0.5, 0.0))
+
+    return (*double_hinge(G), *double_hinge(-G))
+
+
+def _batch_value_and_grad(Theta, Z, s, W, prior, C, loss: str, non_negative: bool):
+    """:func:`linear_pu_objective` and its exact gradient for B problems at once (float64 NumPy): parameters
+    ``Theta`` (B, k + 1) = (coef, intercept), row weights ``W`` (B, n) and ``C`` (B,) per problem, shared features
+    ``Z`` (n, k) and PU labels ``s``. Returns ``(values (B,), gradients (B, k + 1))``."""
+    coef = Theta[:, :-1]
+    G = coef @ Z.T + Theta[:, -1:]
+    wp, wu = W * (s == 1), W * (s == 0)
+    n_p, n_u = wp.sum(1, keepdims=True), wu.sum(1, keepdims=True)
+    n_p, n_u = np.where(n_p > 0, n_p, 1.0), np.where(n_u > 0, n_u, 1.0)
+    l_pos, d_pos, l_neg, d_neg = _losses(loss, G)  # l(g): rows as positives, l(-g): rows as negatives
+    a = prior * np.sum(wp * l_pos, 1) / n_p[:, 0]
+    neg = np.sum(wu * l_neg, 1) / n_u[:, 0] - prior * np.sum(wp * l_neg, 1) / n_p[:, 0]
+    on = (neg > 0) | (not non_negative)  # the nnPU max(0, .) passes the negative part's gradient only where it is > 0
+    dG = prior * wp * d_pos / n_p + on[:, None] * (prior * wp * d_neg / n_p - wu * d_neg / n_u)
+    total = C * W.sum(1)
+    value = a + np.where(on, neg, 0.0) + 0.5 * np.sum(coef * coef, 1) / total
+    grad = np.concatenate([dG @ Z + coef / total[:, None], dG.sum(1, keepdims=True)], axis=1)
+    return value, grad
+
+
+def _unit_spread(Theta, Z, W):
+    """Each row of ``Theta`` scaled down so that the weighted standard deviation of its scores is at most 1."""
+    G = Theta[:, :-1] @ Z.T
+    mean = np.sum(W * G, 1, keepdims=True) / np.sum(W, 1, keepdims=True)
+    sd = np.sqrt(np.sum(W * (G - mean) ** 2, 1) / np.sum(W, 1))
+    return Theta * np.where(sd > 1.0, 1.0 / np.maximum(sd, 1.0), 1.0)[:, None]
+
+
+def _solve_batch(Z, s, W, prior, C, loss, risk, max_iter, tol):
+    """Two stages per problem: the minimiser of the convex uPU objective with the logistic loss (where
+    ``l(z) - l(-z) = -z``, du Plessis et al. 2015), scaled down to a score spread of at most 1 (bounded losses not
+    saturated), is the start of the requested objective. Returns ``(Theta (B, k + 1), n_iter (B,), values (B,))``."""
+    Z, W, C = np.asarray(Z, np.float64), np.asarray(W, np.float64), np.asarray(C, np.float64)
+
+    def value_and_grad(loss_name, nn):
+        return lambda Theta, rows: _batch_value_and_grad(Theta, Z, s, W[rows], float(prior), C[rows], loss_name, nn)
+
+    res = lbfgs_minimize(value_and_grad("logistic", False), np.zeros((W.shape[0], Z.shape[1] + 1)), max_iter, tol)
+    if (loss, risk) == ("logistic", "upu"):
+        return res.x, res.n_iter, res.value
+    start = _unit_spread(res.x, Z, W)
+    res2 = lbfgs_minimize(value_and_grad(loss, risk == "nnpu"), start, max_iter, tol)
+    return res2.x, res.n_iter + res2.n_iter, res2.value
+
+
+def _folds(s, w, n_folds, rng):
+    """Fold index of each row: the labeled and the unlabeled rows with positive weight each split evenly."""
+    fold = np.full(s.shape[0], -1)
+    for cls in (0, 1):
+        rows = np.flatnonzero((s == cls) & (w > 0))
+        fold[rows[rng.permutation(rows.size)]] = np.arange(rows.size) % n_folds
+    return fold
+
+
+def _zero_one_upu(G, s, W, prior):
+    """uPU risk with the zero-one loss of scores ``G`` (B, n) under row weights ``W`` (B, n): ``pi P(g <= 0 | P) +
+    P(g >= 0 | U) - pi P(g >= 0 | P)`` (eq. (5) with ``l(z) = 1[z <= 0]``)."""
+    wp, wu = W * (s == 1), W * (s == 0)
+    mean = lambda v, ww: np.sum(ww * v, 1) / np.maximum(np.sum(ww, 1), 1e-30)  # noqa: E731
+    return prior * mean(G <= 0, wp) + mean(G >= 0, wu) - prior * mean(G >= 0, wp)
 
 
 def linear_pu_fit(X, s, prior, *, loss="sigmoid", risk="nnpu", C=1.0, rff=None, max_iter=200, tol=1e-5,
-                  sample_weight=None):
+                  sample_weight=None, n_folds=3, random_state=None):
     """Fit a :class:`LinearPUModel` on validated ``X`` ((n, d), standardised in float64) and PU labels ``s``
-    (int {0, 1}); L-BFGS starts at the minimiser of the convex uPU-logistic objective.
+    (int {0, 1}).
 
-    ``rff``: ``None`` (linear) or ``(W, u)`` from :func:`random_fourier_weights`. Returns
-    ``(model, n_iter, objective)``.
+    ``rff``: ``None`` (linear) or ``(W, u)`` from :func:`random_fourier_weights`. ``C="auto"``: each value of
+    :data:`C_GRID` is fitted on ``n_folds`` training folds and on all rows in one batch; the value of lowest
+    validation risk (:func:`_zero_one_upu`, summed over folds; ties to the smaller ``C``) is kept. Returns
+    ``(model, C, n_iter, objective)``.
     """
     n, d = np.shape(X)
     mean, scale = standardization(X, sample_weight=sample_weight)
     w = np.ones(n, np.float32) if sample_weight is None else np.asarray(sample_weight, np.float32)
-    W, u = (np.zeros((d, 0), np.float32), np.zeros(0, np.float32)) if rff is None else map(np.asarray, rff)
-    Xp, sp, wp = pad_rows(bucket_size(n), standardize(X, mean, scale), np.asarray(s, np.int32), w)
-    Z = _random_features(jnp.asarray(Xp), jnp.asarray(W), jnp.asarray(u))
-    (coef, intercept), count, value = _fit_jit(Z, jnp.asarray(sp), jnp.asarray(wp), jnp.float32(prior),
-                                               jnp.float32(C), jnp.int32(max_iter), jnp.float32(tol), loss=loss,
-                                               risk=risk)
-    model = LinearPUModel(mean, scale, np.asarray(W, np.float32), np.asarray(u, np.float32),
-                          np.asarray(coef, np.float32), np.asarray(intercept, np.float32))
-    return model, int(count), float(value)
-
-
-@jax.jit
-def _decision(rff_weights, rff_offset, coef, intercept, Z):
-    return _random_features(Z, rff_weights, rff_offset) @ coef + intercept
+    s = np.asarray(s, np.int32)
+    Wr, u = (np.zeros((d, 0), np.float32), np.zeros(0, np.float32)) if rff is None else map(np.asarray, rff)
+    Wr, u = np.asarray(Wr, np.float32), np.asarray(u, np.float32)
+    Z = linear_pu_features(mean, scale, Wr, u, X)
+    grid = np.asarray(C_GRID if isinstance(C, str) else [C], np.float64)
+    fold = _folds(s, w, n_folds, np.random.default_rng(random_state)) if grid.size > 1 else np.full(n, -1)
+    held = [fold == k for k in range(n_folds)] if grid.size > 1 else []
+    W = np.stack([w * ~h for h in held for _ in grid] + [w for _ in grid]).astype(np.float32)
+    Theta, count, values = _solve_batch(Z, s, W, prior, np.tile(grid, len(held) + 1), loss, risk, max_iter, tol)
+    best = 0
+    if held:
+        G = Theta[: len(held) * grid.size, :-1] @ Z.T + Theta[: len(held) * grid.size, -1:]
+        Wv = np.stack([w * h for h in held for _ in grid])
+        best = int(np.argmin(_zero_one_upu(G, s, Wv, prior).reshape(len(held), grid.size).sum(0)))
+    i = len(held) * grid.size + best
+    theta = Theta[i].astype(np.float32)
+    model = LinearPUModel(mean, scale, Wr, u, theta[:-1].copy(), np.asarray(theta[-1], np.float32))
+    return model, float(grid[best]), int(count[i]), float(values[i])
 
 
 def linear_pu_decision(model: LinearPUModel, X) -> np.ndarray:
     """Scores ``g(x)`` of a fitted model (> 0: positive)."""
-    Z = jnp.asarray(standardize(X, model.mean, model.scale))
-    return np.asarray(_decision(model.rff_weights, model.rff_offset, model.coef, model.intercept, Z))
+    Z = linear_pu_features(model.mean, model.scale, model.rff_weights, model.rff_offset, X)
+    return Z @ model.coef + model.intercept
 
 
 @register_estimator
@@ -166,8 +217,12 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         Margin loss of :data:`pujax.risk.LOSSES` (``"logistic"`` makes the uPU objective convex).
     risk : {"nnpu", "upu"}, default="nnpu"
         Non-negative (eq. (6)) or unbiased (eq. (5)) PU risk of Kiryo et al. (2017).
-    C : float > 0, default=1.0
-        Inverse L2 regularisation strength (scikit-learn's convention: penalty ``|w|^2 / (2 C n)``).
+    C : float > 0 or "auto", default="auto"
+        Inverse L2 regularisation strength (scikit-learn's convention: penalty ``|w|^2 / (2 C n)``); ``"auto"``
+        picks it from :data:`C_GRID` by ``n_folds``-fold cross-validation of the uPU risk with the zero-one loss
+        (all folds and candidates fitted as one batch).
+    n_folds : int >= 2, default=3
+        Folds of the cross-validation of ``C="auto"``.
     kernel : {None, "rbf"}, default=None
         ``"rbf"``: ``n_components`` random Fourier features of ``exp(-gamma |x - x'|^2)``.
     n_components : int, default=100
@@ -180,7 +235,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     tol : float, default=1e-5
         Stop when the gradient norm is below ``tol``.
     random_state : int, RandomState, JAX key or None, default=None
-        Seed of the random Fourier features (and of ``prior="auto"``).
+        Seed of the random Fourier features, of the cross-validation folds and of ``prior="auto"``.
 
     Attributes
     ----------
@@ -190,6 +245,8 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         L-BFGS iterations run (both stages: the convex uPU-logistic start, then the requested objective).
     objective_ : float
         Final value of the objective.
+    C_ : float
+        The ``C`` used (the selected one for ``C="auto"``).
     prior_ : float
         The prior used.
     classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
@@ -197,8 +254,9 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     References
     ----------
     R. Kiryo, G. Niu, M. C. du Plessis, M. Sugiyama, "Positive-unlabeled learning with non-negative risk
-    estimator", NeurIPS 2017, eqs. (5)-(6). A. Rahimi, B. Recht, "Random features for large-scale kernel
-    machines", NeurIPS 2007.
+    estimator", NeurIPS 2017, eqs. (5)-(6). M. C. du Plessis, G. Niu, M. Sugiyama, "Convex formulation for
+    learning from positive and unlabeled data", ICML 2015 (model selection by the PU risk on validation data).
+    A. Rahimi, B. Recht, "Random features for large-scale kernel machines", NeurIPS 2007.
 
     Examples
     --------
@@ -213,7 +271,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     True
     """
 
-    _fitted_schema = {"model_": "model:LinearPUModel", "n_iter_": "int", "objective_": "float"}
+    _fitted_schema = {"model_": "model:LinearPUModel", "n_iter_": "int", "objective_": "float", "C_": "float"}
     _input_dtype = np.float64  # standardised in float64 (pujax.preprocessing), then cast to float32
     _expected_failed_checks = {
         "check_classifiers_train": "every positive of the check's data is labeled, so the unlabeled rows hold no "
@@ -223,12 +281,13 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
             'prior="auto" is estimated from the rows without their weights, so repeated rows change the prior',
     }
 
-    def __init__(self, prior="auto", *, loss="sigmoid", risk="nnpu", C=1.0, kernel=None, n_components=100,
-                 gamma=None, max_iter=200, tol=1e-5, random_state=None):
+    def __init__(self, prior="auto", *, loss="sigmoid", risk="nnpu", C="auto", n_folds=3, kernel=None,
+                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None):
         self.prior = prior
         self.loss = loss
         self.risk = risk
         self.C = C
+        self.n_folds = n_folds
         self.kernel = kernel
         self.n_components = n_components
         self.gamma = gamma
@@ -238,9 +297,11 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
 
     def _check_params(self):
         check_prior(self.prior)
-        check_in(self.loss, "loss", [k for k in LOSSES if k != "zero_one"])
+        check_in(self.loss, "loss", _LOSS_NAMES)
         check_in(self.risk, "risk", ("nnpu", "upu"))
-        check_float(self.C, "C", 0.0, None)
+        if not (isinstance(self.C, str) and self.C == "auto"):
+            check_float(self.C, "C", 0.0, None)
+        check_int(self.n_folds, "n_folds", 2)
         check_in(self.kernel, "kernel", (None, "rbf"))
         check_int(self.n_components, "n_components", 1)
         check_float(self.gamma, "gamma", 0.0, None, allow_none=True)
@@ -264,13 +325,15 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         """
         self._check_params()
         X, s, w, prior = self._validate_fit(X, y, sample_weight)
+        key = as_key(self.random_state)
         rff = None
         if self.kernel == "rbf":
             gamma = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
-            rff = random_fourier_weights(as_key(self.random_state), X.shape[1], self.n_components, gamma)
-        self.model_, self.n_iter_, self.objective_ = linear_pu_fit(
-            X, s, prior, loss=self.loss, risk=self.risk, C=float(self.C), rff=rff, max_iter=self.max_iter,
-            tol=float(self.tol), sample_weight=w)
+            rff = random_fourier_weights(key, X.shape[1], self.n_components, gamma)
+        C = "auto" if isinstance(self.C, str) else float(self.C)
+        self.model_, self.C_, self.n_iter_, self.objective_ = linear_pu_fit(
+            X, s, prior, loss=self.loss, risk=self.risk, C=C, rff=rff, max_iter=self.max_iter, tol=float(self.tol),
+            sample_weight=w, n_folds=self.n_folds, random_state=host_rng(key, method="mix"))
         return self
 
     def decision_function(self, X):
