@@ -461,3 +461,44 @@ def test_refit_in_the_same_bucket_and_any_predict_size_compile_nothing():
         est.predict(X[:290])
         est.decision_function(X[:257])
     assert c.count == 0
+
+
+@pytest.fixture(scope="module")
+def affine_ref():
+    """A PU set (n = 300, 4 features, prior 0.4, half the positives labeled) and Ada-PU fitted on it with its
+    defaults for prior and β (both estimated)."""
+    rng = np.random.default_rng(0)
+    n = 300
+    y = (rng.random(n) < 0.4).astype(int)
+    X = rng.normal(size=(n, 4)) + 1.5 * y[:, None]
+    s = ((y == 1) & (rng.random(n) < 0.5)).astype(int)
+    ref = AdaPUClassifier(n_estimators=20, random_state=0).fit(X, s)
+    return X, y, s, ref
+
+
+@pytest.mark.parametrize("a,b", [(1e-6, 0.0), (1e6, 0.0), (1.0, 1e7), (1e3, -1e7), (1e-6, 1e7)])
+def test_predictions_do_not_depend_on_feature_units(affine_ref, a, b):
+    """Issue 26: Ada-PU on a·X + b predicts as on X (>= 99 % of rows; float64 itself quantises a·X + b at
+    a = 1e-6, |b| = 1e7), with the same estimated prior and β; scores and probabilities stay finite. The features
+    are standardised in float64 before the float32 cast (a float32 stump on X + 1e7 sees unit spreads as steps
+    of 1)."""
+    X, y, s, ref = affine_ref
+    assert np.mean(ref.predict(X) == y) > 0.75  # the reference is a sensible classifier
+    est = AdaPUClassifier(n_estimators=20, random_state=0).fit(a * X + b, s)
+    Xt = a * X + b
+    d, p = est.decision_function(Xt), est.predict_proba(Xt)
+    assert np.all(np.isfinite(d)) and np.all(np.isfinite(p))
+    if abs(b) * 2.0**-52 / a < 1e-9:  # a·X + b holds X to float64 precision: the same prior and β
+        assert est.prior_ == pytest.approx(ref.prior_, abs=1e-6) and est.learning_rate_ == ref.learning_rate_
+    else:  # a = 1e-6, b = 1e7: a·X + b is X rounded to ~2e-3 of its unit (one float64 step at 1e7 is 1.9e-9);
+        # the estimated prior moves with that rounding (BBE's top bin), so the predictions are compared at its value
+        assert est.prior_ == pytest.approx(ref.prior_, abs=0.02)
+        est = AdaPUClassifier(n_estimators=20, prior=ref.prior_, random_state=0).fit(Xt, s)
+        d, p = est.decision_function(Xt), est.predict_proba(Xt)
+        assert np.all(np.isfinite(d)) and np.all(np.isfinite(p))
+    assert np.mean(est.predict(Xt) == ref.predict(X)) >= 0.99
+    staged = list(est.staged_decision_function(Xt))
+    assert len(staged) == est.n_estimators_ and np.all(np.isfinite(staged[-1]))
+    np.testing.assert_allclose(staged[-1], d, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(est.mean_, a * ref.mean_ + b, rtol=1e-12)
+    np.testing.assert_allclose(est.scale_, a * ref.scale_, rtol=1e-3)  # 1e-4 at the rounded a = 1e-6, b = 1e7

@@ -29,17 +29,23 @@ from pujax.boosting.adapu import (
 from pujax.compilation import rows_in_bucket
 from pujax.devices import device_mesh, padded_size, replicate, shard_rows, to_host
 from pujax.persistence import register_estimator
+from pujax.preprocessing import StandardizedInputMixin
 from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_int
 
 
 @register_estimator
-class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
+class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
     """Ada-PU boosting of decision stumps from positive and unlabeled data (Zhao et al., Algorithms 1-2).
 
     Case-control scenario: rows with ``s = 1`` are labeled positives drawn from ``p(x | y = 1)``, rows with
     ``s = 0`` are unlabeled and drawn from ``p(x)``, whose positive fraction is ``prior``.  In the papers' setting
     pass ``X = concat(X_P, X_U)`` with ``s = concat(ones, zeros)``.
+
+    Every feature is standardised in float64 before the float32 cast (:mod:`pujax.preprocessing`; mean and standard
+    deviation of the training rows, weighted by ``sample_weight``) in ``fit`` and in every method that reads ``X``,
+    so the stumps do not depend on the units or offsets of the features; ``prior="auto"`` is estimated on the
+    standardised features.
 
     Parameters
     ----------
@@ -75,8 +81,11 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
     Attributes
     ----------
     features_, thresholds_, directions_, estimator_weights_, estimator_errors_, masses_ : ndarray (n_estimators_,)
-        The fitted stumps: feature index (-1 for a round without an admissible stump), threshold, direction
-        (+1 predicts negative on ``x <= θ``, -1 on ``x > θ``), ``β α_t``, ``ε_t`` and ``Z_t``.
+        The fitted stumps: feature index (-1 for a round without an admissible stump), threshold on the
+        standardised feature ``z = (x - mean_) / scale_``, direction (+1 predicts negative on ``z <= θ``, -1 on
+        ``z > θ``), ``β α_t``, ``ε_t`` and ``Z_t``.
+    mean_, scale_ : ndarray of shape (n_features_in_,)
+        The per-feature standardisation (float64): centre and scale (1 for a constant feature).
     n_estimators_ : int
         Number of rounds run.
     learning_rate_ : float
@@ -121,7 +130,7 @@ class AdaPUClassifier(PUClassifierMixin, BaseEstimator):
         "learning_rate_": "float", "learning_rate_risks_": "f[*]|none", "n_estimators_": "int",
         "features_": "i[n_estimators_]", "thresholds_": "f[n_estimators_]", "directions_": "f[n_estimators_]",
         "estimator_weights_": "f[n_estimators_]", "estimator_errors_": "f[n_estimators_]",
-        "masses_": "f[n_estimators_]",
+        "masses_": "f[n_estimators_]", "mean_": "f[n_features_in_]?", "scale_": "f[n_features_in_]?",
     }
 
     def __init__(self, n_estimators=100, *, learning_rate="auto", prior="auto", n_thresholds=1, threshold_range="paper",

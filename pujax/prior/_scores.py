@@ -18,11 +18,15 @@ EARLY_STOPPING_MIN_CLASS = 20  # early stopping holds out 15 % stratified: each 
 
 def duplicate_groups(X, max_group=MAX_GROUP):
     """Group id per row: exact duplicate rows share an id when at most ``max_group`` rows hold that value; the
-    rows of a larger group each get an id of their own."""
+    rows of a larger group each get an id of their own. Ids are numbered in the order of the groups' first rows,
+    so they depend on the row order and the duplicate structure only, not on the values (the folds of
+    ``a * X + b`` are those of ``X``)."""
     Xc = np.ascontiguousarray(X)
     view = Xc.view(np.dtype((np.void, Xc.dtype.itemsize * Xc.shape[1]))).ravel()
-    _, inverse = np.unique(view, return_inverse=True)
-    inverse = inverse.ravel()
+    _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, np.int64)
+    rank[np.argsort(first)] = np.arange(first.size)
+    inverse = rank[inverse.ravel()]
     big = np.bincount(inverse)[inverse] > max_group
     if not big.any():
         return inverse
