@@ -28,12 +28,12 @@ import warnings
 import numpy as np
 
 try:
-    from benchmarks._common import RESULTS, data_dir, header
+    from benchmarks._common import RESULTS, data_dir, header, load_average
 except ImportError:  # run as a script: python benchmarks/peers.py
     import pathlib
 
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-    from benchmarks._common import RESULTS, data_dir, header
+    from benchmarks._common import RESULTS, data_dir, header, load_average
 
 SETS = ["breast_cancer", "vote", "ionosphere", "german", "spambase", "mushroom"]
 
@@ -127,7 +127,8 @@ def main(argv=None):
     sets, seeds = (SETS[:4], 1) if args.quick else (SETS, args.seeds)
     head = header("pujax beside pulearn")
     rows = [r for name in sets for seed in range(seeds) for r in run_set(name, seed)]
-    text = (f"{head}- pulearn {pulearn.__version__}; {seeds} seed(s) per set, means shown\n\n"
+    text = (f"{head}- load average at end (1/5/15 min): {load_average()}\n"
+            f"- pulearn {pulearn.__version__}; {seeds} seed(s) per set, means shown\n\n"
             f"Protocol: see the docstring of benchmarks/peers.py.\n\n{table(rows)}\n")
     with open(args.out, "w") as f:
         f.write(text)

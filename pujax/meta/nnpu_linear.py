@@ -37,6 +37,7 @@ __all__ = ["NNPULinearClassifier", "LinearPUModel", "linear_pu_features", "linea
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
 _LOSS_NAMES = tuple(k for k in LOSSES if k != "zero_one")
+_FTOL, _START_FTOL = 1e-7, 1e-6  # relative decrease that ends a solve (the convex start needs less precision)
 
 
 class LinearPUModel(NamedTuple):
@@ -135,17 +136,21 @@ def _unit_spread(Theta, Z, W):
 def _solve_batch(Z, s, W, prior, C, loss, risk, max_iter, tol):
     """Two stages per problem: the minimiser of the convex uPU objective with the logistic loss (where
     ``l(z) - l(-z) = -z``, du Plessis et al. 2015), scaled down to a score spread of at most 1 (bounded losses not
-    saturated), is the start of the requested objective. Returns ``(Theta (B, k + 1), n_iter (B,), values (B,))``."""
+    saturated), is the start of the requested objective. A solve ends at ``max_iter`` iterations, a gradient norm
+    below ``tol`` or a relative decrease below ``_FTOL`` (``_START_FTOL`` for the start). Returns
+    ``(Theta (B, k + 1), n_iter (B,), values (B,))``."""
     Z, W, C = np.asarray(Z, np.float64), np.asarray(W, np.float64), np.asarray(C, np.float64)
 
     def value_and_grad(loss_name, nn):
         return lambda Theta, rows: _batch_value_and_grad(Theta, Z, s, W[rows], float(prior), C[rows], loss_name, nn)
 
-    res = lbfgs_minimize(value_and_grad("logistic", False), np.zeros((W.shape[0], Z.shape[1] + 1)), max_iter, tol)
-    if (loss, risk) == ("logistic", "upu"):
+    convex_only = (loss, risk) == ("logistic", "upu")
+    res = lbfgs_minimize(value_and_grad("logistic", False), np.zeros((W.shape[0], Z.shape[1] + 1)), max_iter, tol,
+                         ftol=_FTOL if convex_only else _START_FTOL)
+    if convex_only:
         return res.x, res.n_iter, res.value
     start = _unit_spread(res.x, Z, W)
-    res2 = lbfgs_minimize(value_and_grad(loss, risk == "nnpu"), start, max_iter, tol)
+    res2 = lbfgs_minimize(value_and_grad(loss, risk == "nnpu"), start, max_iter, tol, ftol=_FTOL)
     return res2.x, res.n_iter + res2.n_iter, res2.value
 
 
