@@ -337,29 +337,38 @@ def check_bool(value, name: str) -> bool:
     return bool(value)
 
 
+def _seed_key(seed: int):
+    """``jax.random.PRNGKey(seed)`` for a seed in [0, 2**32): built on the host for the default threefry
+    implementation (its key is ``[0, seed]``), so that no program is compiled."""
+    import jax
+
+    if jax.config.jax_default_prng_impl == "threefry2x32":
+        return jax.device_put(np.array([0, seed], np.uint32))
+    return jax.random.PRNGKey(seed)  # pragma: no cover - other PRNG implementations
+
+
 def as_key(random_state=None):
     """Return a JAX PRNG key from ``random_state``: ``None`` (fresh entropy), an int in [0, 2**32), a numpy
     ``RandomState`` / ``Generator`` (one draw), or a JAX key (returned unchanged)."""
     import jax
 
     if random_state is None:
-        seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
-        return jax.random.PRNGKey(seed)
+        return _seed_key(int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0]))
     if isinstance(random_state, (bool, np.bool_)):
         raise TypeError("random_state must be None, an int, a numpy RandomState/Generator or a JAX PRNG key.")
     if isinstance(random_state, numbers.Integral):
         if int(random_state) < 0 or int(random_state) >= 2**32:
             raise ValueError(f"random_state={random_state} must be in [0, 2**32).")
-        return jax.random.PRNGKey(int(random_state))
+        return _seed_key(int(random_state))
     if isinstance(random_state, np.random.RandomState):
-        return jax.random.PRNGKey(int(random_state.randint(0, 2**31 - 1)))
+        return _seed_key(int(random_state.randint(0, 2**31 - 1)))
     if isinstance(random_state, np.random.Generator):
-        return jax.random.PRNGKey(int(random_state.integers(0, 2**31 - 1)))
+        return _seed_key(int(random_state.integers(0, 2**31 - 1)))
     if hasattr(random_state, "dtype") and jax.dtypes.issubdtype(random_state.dtype, jax.dtypes.prng_key):
         return random_state
     if (hasattr(random_state, "shape") and tuple(random_state.shape) == (2,)
             and np.issubdtype(np.asarray(random_state).dtype, np.unsignedinteger)):
-        return jax.numpy.asarray(random_state, dtype=jax.numpy.uint32)
+        return jax.device_put(np.asarray(random_state, dtype=np.uint32))
     raise TypeError(
         f"random_state of type {type(random_state).__name__} is not supported; pass None, an int, "
         f"a numpy RandomState/Generator or a JAX PRNG key."

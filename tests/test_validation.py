@@ -138,6 +138,19 @@ def test_random_state_to_key():
         as_key("seed")
 
 
+def test_as_key_equals_prng_key_and_compiles_nothing():
+    from pujax.compilation import count_compilations
+
+    seeds = [0, 1, 12345, 2**31 - 1, 2**31, 2**32 - 1]
+    with count_compilations() as c:
+        keys = [as_key(s) for s in seeds]
+    assert c.count == 0
+    for s, k in zip(seeds, keys):
+        np.testing.assert_array_equal(np.asarray(k), np.asarray(jax.random.PRNGKey(s)))
+        ref = jax.random.PRNGKey(s)
+        np.testing.assert_array_equal(np.asarray(jax.random.split(k)), np.asarray(jax.random.split(ref)))
+
+
 def test_estimator_plumbing(tmp_path):
     r = np.random.default_rng(0)
     X = r.normal(size=(60, 3))

@@ -172,12 +172,12 @@ def solve_problems(X, problems: Problems, *, kernel: str = "rbf", gamma=1.0, coe
     """
     mesh = device_mesh(devices)
     n_dev = mesh.devices.size
-    dtype = jnp.zeros(()).dtype
+    dtype = jax.dtypes.canonicalize_dtype(np.float64)
     B, n = problems.idx.shape
     block = _block_size(B, n, n_dev)
     Xd = replicate(mesh, pad_rows(bucket_size(len(X)), np.asarray(X, dtype)))  # bucketed: refits reuse programs
     per_problem = [np.broadcast_to(np.asarray(v, dtype), (B,)) for v in (gamma, coef0)]
-    tol = jnp.asarray(tol, dtype)
+    tol = np.asarray(tol, dtype)
     outs = []
     for start in range(0, B, block):
         part = [np.asarray(a[start:start + block]) for a in (*problems, *per_problem)]
@@ -268,21 +268,22 @@ def _psi_block(Xc, SV, coef, bias, gamma, coef0, *, kernel, degree):
 
 
 def _psi(model: SVMModel, Xs) -> np.ndarray:
-    """Base decision values (n, B) of standardized rows ``Xs``; rows and support vectors padded to buckets."""
-    dtype = jnp.zeros(()).dtype
+    """Base decision values (n, B) of standardized rows ``Xs``; rows padded to size buckets, support vectors to a
+    power of two (their count varies from fit to fit, so refits on similar data reuse the program)."""
+    dtype = jax.dtypes.canonicalize_dtype(np.float64)
     n_sv = model.support_vectors.shape[0]
-    nb = bucket_size(n_sv)
-    SV = jnp.asarray(pad_rows(nb, np.asarray(model.support_vectors, dtype)))
-    coef = jnp.asarray(pad_rows(nb, np.asarray(model.dual_coef, dtype).T).T)
-    bias = jnp.asarray(model.intercept, dtype)
+    nb = max(8, 1 << (n_sv - 1).bit_length())
+    SV = jax.device_put(pad_rows(nb, np.asarray(model.support_vectors, dtype)))
+    coef = jax.device_put(pad_rows(nb, np.asarray(model.dual_coef, dtype).T).T)
+    bias = np.asarray(model.intercept, dtype)
     kernel, degree = KERNELS[int(model.kernel)], int(model.degree)
-    gamma, coef0 = jnp.asarray(model.gamma, dtype), jnp.asarray(model.coef0, dtype)
+    gamma, coef0 = np.asarray(model.gamma, dtype), np.asarray(model.coef0, dtype)
     n = Xs.shape[0]
     cs = bucket_size(min(n, max(8, _PREDICT_BUDGET // nb)))
     out = []
     for start in range(0, n, cs):
         Xc = Xs[start:start + cs]
-        block = _psi_block(jnp.asarray(pad_rows(cs, Xc)), SV, coef, bias, gamma, coef0, kernel=kernel,
+        block = _psi_block(jax.device_put(pad_rows(cs, Xc)), SV, coef, bias, gamma, coef0, kernel=kernel,
                            degree=degree)
         out.append(np.asarray(block)[:Xc.shape[0]])
     psi = np.concatenate(out, axis=0) if out else np.zeros((0, bias.shape[0]), dtype)

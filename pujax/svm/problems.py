@@ -6,19 +6,18 @@ set ``P`` and of the unlabeled set ``U`` and the box bounds ``C_P`` / ``C_U`` --
 (Algorithm 1, eq. 3), :func:`bagging_svm_spec` (eq. 2) or :func:`cwsvm_spec` (eq. 1). :func:`draw_problems` turns a
 spec and a PU label vector into :class:`Problems`: index, label and box-bound arrays of shape
 ``(n_estimators, n_slots)``, one row per base model, padded with masked (``C = 0``) slots to a common width.
-Everything here is host-side numpy plus one draw of JAX random integers per set; the SMO solves run in
-:mod:`pujax.svm.core`.
+Everything here is host-side numpy (the resamples are drawn by a numpy Generator seeded from the JAX key,
+:func:`pujax.validation.host_rng`, so no program is compiled); the SMO solves run in :mod:`pujax.svm.core`.
 """
 from __future__ import annotations
 
 import numbers
 from typing import NamedTuple
 
-import jax
 import numpy as np
 
 from pujax.compilation import bucket_size
-from pujax.validation import check_float, check_int
+from pujax.validation import check_float, check_int, host_rng
 
 __all__ = ["EnsembleSpec", "Problems", "AUTO_SAMPLES", "resample_size", "resvm_spec", "bagging_svm_spec",
            "cwsvm_spec", "draw_problems", "in_bag"]
@@ -99,13 +98,11 @@ def cwsvm_spec(n_P: int, n_U: int, *, C_pos: float = 1.0, C_unl: float = 1.0) ->
     return EnsembleSpec(1, None, None, _positive(C_pos, "C_pos"), _positive(C_unl, "C_unl"))
 
 
-def _rows(key, rows: np.ndarray, size: int | None, n_estimators: int) -> np.ndarray:
+def _rows(rng: np.random.Generator, rows: np.ndarray, size: int | None, n_estimators: int) -> np.ndarray:
     """``size`` draws with replacement from ``rows`` per model, or every row once when ``size`` is None."""
     if size is None:
         return np.broadcast_to(rows[None], (n_estimators, rows.size))
-    width = bucket_size(size)  # drawn at a bucketed width (no new program per size), the first ``size`` kept
-    pick = np.asarray(jax.random.randint(key, (n_estimators, width), 0, rows.size))[:, :size]
-    return rows[pick]
+    return rows[rng.integers(0, rows.size, (n_estimators, size))]
 
 
 def draw_problems(key, s, spec: EnsembleSpec, n_slots: int | None = None) -> Problems:
@@ -118,10 +115,10 @@ def draw_problems(key, s, spec: EnsembleSpec, n_slots: int | None = None) -> Pro
     P_rows, U_rows = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     if P_rows.size == 0 or U_rows.size == 0:
         raise ValueError("s needs at least one labeled (1) and one unlabeled (0) row.")
-    kp, ku = jax.random.split(key)
+    rng = host_rng(key, method="mix")
     B = int(spec.n_estimators)
-    P_idx = _rows(kp, P_rows, spec.n_pos, B)
-    U_idx = _rows(ku, U_rows, spec.n_unl, B)
+    P_idx = _rows(rng, P_rows, spec.n_pos, B)
+    U_idx = _rows(rng, U_rows, spec.n_unl, B)
     n = P_idx.shape[1] + U_idx.shape[1]
     width = bucket_size(n) if n_slots is None else int(n_slots)
     if width < n:
