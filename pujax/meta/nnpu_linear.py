@@ -139,8 +139,15 @@ def _solve_batch(Z, s, W, prior, C, loss, risk, max_iter, tol):
     saturated), is the start of the requested objective. A solve ends at ``max_iter`` iterations, a gradient norm
     below ``tol`` or a relative decrease below ``_FTOL`` (``_START_FTOL`` for the start). Returns
     ``(Theta (B, k + 1), n_iter (B,), values (B,))``."""
-    Z, W, C = np.asarray(Z, np.float64), np.asarray(W, np.float64), np.asarray(C, np.float64)
+    from threadpoolctl import threadpool_limits
 
+    Z, W, C = np.asarray(Z, np.float64), np.asarray(W, np.float64), np.asarray(C, np.float64)
+    with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only contend for the cores
+        return _two_stages(Z, s, W, prior, C, loss, risk, max_iter, tol)
+
+
+def _two_stages(Z, s, W, prior, C, loss, risk, max_iter, tol):
+    """The two solves of :func:`_solve_batch` on float64 arrays."""
     def value_and_grad(loss_name, nn):
         return lambda Theta, rows: _batch_value_and_grad(Theta, Z, s, W[rows], float(prior), C[rows], loss_name, nn)
 
