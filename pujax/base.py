@@ -8,16 +8,26 @@ functional core and stores the fitted model; ``decision_function`` validates
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import ClassifierMixin
 
 from pujax.persistence import load_estimator, save_estimator
 from pujax.validation import check_prior, validate_fit_data, validate_predict_data
 
+if TYPE_CHECKING:
+    import os
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import RandomStateLike
+
 __all__ = ["PUClassifierMixin", "SaveLoadMixin", "resolve_prior"]
 
 
-def resolve_prior(prior, X, s01, random_state=None) -> float:
+def resolve_prior(prior: float | str, X: ArrayLike, s01: ArrayLike, random_state: RandomStateLike = None) -> float:
     """Turn an estimator's ``prior`` argument into a float in (0, 1).
 
     A float is checked and returned; ``"auto"`` estimates pi from ``(X, s01)`` with
@@ -37,12 +47,12 @@ def resolve_prior(prior, X, s01, random_state=None) -> float:
 class SaveLoadMixin:
     """``save`` / ``load`` to plain ``.npz`` + ``.json`` files (:mod:`pujax.persistence`) for registered estimators."""
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> tuple[str, str]:
         """Save the fitted estimator to ``<path>.npz`` + ``<path>.json`` (plain data; loading runs no code)."""
         return save_estimator(self, path)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: str | os.PathLike) -> Any:
         """Load an estimator of this class saved with :meth:`save`; every attribute is checked on the way in."""
         return load_estimator(path, expected_class=cls)
 
@@ -109,7 +119,7 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
         """Map a boolean "predicted positive" vector to the labels of ``classes_``."""
         return self.classes_[np.asarray(positive).astype(np.intp)]
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted class of every row: ``classes_[1]`` (positive) where ``decision_function(X) > 0``."""
         return self._to_classes(np.asarray(self.decision_function(X)) > 0)
 

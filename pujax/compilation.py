@@ -11,8 +11,13 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["bucket_size", "pad_rows", "rows_in_bucket", "enable_compilation_cache", "count_compilations",
            "CompilationCount"]
@@ -31,8 +36,31 @@ def bucket_size(n: int, minimum: int = 8) -> int:
         k += 1
 
 
-def pad_rows(size: int, *arrays, fill=0):
-    """Pad every array along axis 0 to ``size`` rows with ``fill`` (one value, or one per array)."""
+def pad_rows(size: int, *arrays: ArrayLike, fill: object = 0) -> np.ndarray | tuple[np.ndarray, ...]:
+    """Pad every array along axis 0 to ``size`` rows.
+
+    Parameters
+    ----------
+    size : int
+        Rows after padding (at least the rows of every array).
+    *arrays : array-like
+        Arrays with the same meaning of axis 0 (rows).
+    fill : scalar, "first_row" or sequence of those, default=0
+        Value of the padding rows: a scalar, or ``"first_row"`` for copies of the array's row 0 (padding that
+        stays inside the data's range); one value for every array, or one per array.
+
+    Returns
+    -------
+    ndarray or tuple of ndarray
+        The padded array (one array given) or a tuple of them, with the input dtypes.
+
+    Examples
+    --------
+    >>> from pujax.compilation import pad_rows
+    >>> X, w = pad_rows(4, [[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0], fill=["first_row", 0.0])
+    >>> X.tolist(), w.tolist()
+    ([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [1.0, 2.0]], [1.0, 1.0, 0.0, 0.0])
+    """
     fills = fill if isinstance(fill, (list, tuple)) else [fill] * len(arrays)
     out = []
     for a, v in zip(arrays, fills):
@@ -40,14 +68,17 @@ def pad_rows(size: int, *arrays, fill=0):
         extra = size - a.shape[0]
         if extra < 0:
             raise ValueError(f"cannot pad {a.shape[0]} rows down to {size}.")
-        if extra:
-            pad = np.full((extra,) + a.shape[1:], v, dtype=a.dtype)
-            a = np.concatenate([a, pad], axis=0)
+        if extra and isinstance(v, str) and v == "first_row":
+            if a.shape[0] == 0:
+                raise ValueError('fill="first_row" needs at least one row to copy.')
+            a = np.concatenate([a, np.repeat(a[:1], extra, axis=0)], axis=0)
+        elif extra:
+            a = np.concatenate([a, np.full((extra,) + a.shape[1:], v, dtype=a.dtype)], axis=0)
         out.append(a)
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def rows_in_bucket(X):
+def rows_in_bucket(X: ArrayLike) -> tuple[np.ndarray, int]:
     """``(X padded with zero rows to bucket_size(n), n)``: predict on any batch size with one program per bucket;
     slice the result back to the first ``n`` rows."""
     n = int(np.shape(X)[0])
@@ -92,7 +123,7 @@ class CompilationCount:
 
 
 @contextlib.contextmanager
-def count_compilations():
+def count_compilations() -> Iterator[CompilationCount]:
     """Count XLA compilations in a ``with`` block (JAX's monitoring events; persistent-cache hits do not count)::
 
         with count_compilations() as c:

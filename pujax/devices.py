@@ -17,10 +17,17 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["AXIS", "resolve_devices", "device_mesh", "shard_rows", "replicate", "to_host", "padded_size",
            "resolve_n_jobs_alias"]
@@ -29,7 +36,7 @@ AXIS = "devices"
 """Name of the one mesh axis pujax splits work over."""
 
 
-def resolve_devices(devices=None) -> tuple:
+def resolve_devices(devices: DevicesLike = None) -> tuple:
     """Turn a ``devices`` argument into a tuple of :class:`jax.Device` (see the module docstring)."""
     if devices is None:
         return tuple(jax.devices())
@@ -61,7 +68,7 @@ def resolve_devices(devices=None) -> tuple:
     )
 
 
-def device_mesh(devices=None) -> Mesh:
+def device_mesh(devices: DevicesLike = None) -> Mesh:
     """A 1-D :class:`~jax.sharding.Mesh` with axis :data:`AXIS` over the resolved ``devices``."""
     return Mesh(np.asarray(resolve_devices(devices), dtype=object), (AXIS,))
 
@@ -76,7 +83,7 @@ def _place(sharding, a):
     return jax.make_array_from_callback(a.shape, sharding, lambda index: a[index])
 
 
-def shard_rows(mesh: Mesh, *arrays):
+def shard_rows(mesh: Mesh, *arrays: ArrayLike) -> jax.Array | tuple[jax.Array, ...]:
     """Place host arrays on ``mesh`` split along their first axis (a multiple of the mesh size).
 
     Each process supplies the shards of its own devices from its copy of the full array, so this also builds the
@@ -87,14 +94,14 @@ def shard_rows(mesh: Mesh, *arrays):
     return out[0] if len(out) == 1 else out
 
 
-def replicate(mesh: Mesh, *arrays):
+def replicate(mesh: Mesh, *arrays: ArrayLike) -> jax.Array | tuple[jax.Array, ...]:
     """Place host arrays on every device of ``mesh`` (replicated; multi-process meshes included)."""
     sharding = NamedSharding(mesh, PartitionSpec())
     out = tuple(_place(sharding, a) for a in arrays)
     return out[0] if len(out) == 1 else out
 
 
-def to_host(array) -> np.ndarray:
+def to_host(array: ArrayLike) -> np.ndarray:
     """A device array as a numpy array on this host: a replicated array from a local copy, a sharded array of a
     multi-process mesh gathered from every process (a collective: every process must call it)."""
     if not isinstance(array, jax.Array) or array.is_fully_addressable:
@@ -106,7 +113,7 @@ def to_host(array) -> np.ndarray:
     return np.asarray(multihost_utils.process_allgather(array, tiled=True))
 
 
-def resolve_n_jobs_alias(estimator, devices, n_jobs):
+def resolve_n_jobs_alias(estimator: BaseEstimator, devices: DevicesLike, n_jobs: int | None) -> DevicesLike:
     """Map the deprecated device meaning of ``n_jobs`` onto ``devices`` with a ``FutureWarning``.
 
     ``n_jobs`` (-1 = every device, a positive int = that many devices) was pujax's name for devices; it keeps

@@ -19,11 +19,20 @@ Example: tune a PU forest without negative labels::
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from pujax.metrics.scorer import PU_SCORERS, PUScorer, make_pu_scorer
 from pujax.validation import check_int, encode_pu_labels
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import RandomStateLike
 
 __all__ = ["PUStratifiedKFold", "pu_train_test_split", "make_pu_scorer", "PUScorer", "PU_SCORERS"]
 
@@ -77,7 +86,8 @@ class PUStratifiedKFold(StratifiedKFold):
         super().__init__(n_splits=check_int(n_splits, "n_splits", low=2), shuffle=shuffle,
                          random_state=random_state)
 
-    def split(self, X, y, groups=None):
+    def split(self, X: ArrayLike, y: ArrayLike,
+              groups: ArrayLike | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Generate ``(train_index, test_index)`` for each fold.
 
         Parameters
@@ -98,7 +108,8 @@ class PUStratifiedKFold(StratifiedKFold):
         return super().split(X, s01, groups)
 
 
-def pu_train_test_split(X, s, *arrays, test_size=None, train_size=None, random_state=None):
+def pu_train_test_split(X: ArrayLike, s: ArrayLike, *arrays: ArrayLike, test_size: float | int | None = None,
+                        train_size: float | int | None = None, random_state: RandomStateLike = None) -> list:
     """Split PU data into a training and a test part that keep the labeled share (stratified on ``s``).
 
     scikit-learn's :func:`~sklearn.model_selection.train_test_split` with ``stratify=s``, after checking that

@@ -30,8 +30,15 @@ import json
 import os
 import re
 import zipfile
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from sklearn.base import BaseEstimator
 
 __all__ = ["save_estimator", "load_estimator", "register_estimator", "register_model", "fitted_schema",
            "FORMAT"]
@@ -44,7 +51,8 @@ _FOREIGN: dict[type, tuple[dict, object, object]] = {}
 _SCALARS = (type(None), bool, int, float, str)
 
 
-def register_estimator(cls=None, *, schema: dict | None = None, encode=None, decode=None):
+def register_estimator(cls: type | None = None, *, schema: dict | None = None, encode: Callable | None = None,
+                       decode: Callable | None = None) -> type | Callable[[type], type]:
     """Class decorator: make ``cls`` loadable by :func:`load_estimator` (under its class name).
 
     For a class outside pujax, ``register_estimator(cls, schema=..., encode=..., decode=...)``: ``schema`` replaces
@@ -59,7 +67,7 @@ def register_estimator(cls=None, *, schema: dict | None = None, encode=None, dec
     return cls
 
 
-def register_model(cls, schema: dict[str, str]):
+def register_model(cls: type, schema: dict[str, str]) -> type:
     """Register a model NamedTuple and the schema of its fields (see the module docstring); return ``cls``."""
     missing = set(cls._fields) ^ set(schema)
     if missing:
@@ -68,7 +76,7 @@ def register_model(cls, schema: dict[str, str]):
     return cls
 
 
-def fitted_schema(cls) -> dict[str, str]:
+def fitted_schema(cls: type) -> dict[str, str]:
     """The fitted-attribute schema of an estimator class: ``_fitted_schema`` merged along its MRO."""
     if cls in _FOREIGN:
         return dict(_FOREIGN[cls][0])
@@ -152,7 +160,7 @@ def _paths(path) -> tuple[str, str]:
     return base + ".npz", base + ".json"
 
 
-def save_estimator(estimator, path) -> tuple[str, str]:
+def save_estimator(estimator: BaseEstimator, path: str | os.PathLike) -> tuple[str, str]:
     """Write ``estimator`` to ``<path>.npz`` and ``<path>.json``; return both file names."""
     if not hasattr(estimator, "get_params"):
         raise TypeError("save_estimator needs a scikit-learn style estimator with get_params().")
@@ -337,7 +345,7 @@ class _Decoder:
         return cls(**{k: self.typed(fields[k], schema[k], symbols, f"{path}.{k}") for k in cls._fields})
 
 
-def load_estimator(path, expected_class=None):
+def load_estimator(path: str | os.PathLike, expected_class: type | None = None) -> Any:
     """Load an estimator written by :func:`save_estimator`; every part of the file is checked (module docstring).
 
     ``expected_class``: the loaded estimator must be an instance of it (``Class.load`` passes its class).

@@ -8,6 +8,11 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 __all__ = ["progress"]
 
@@ -46,7 +51,7 @@ class _PlainBar:
 
 
 @contextmanager
-def progress(total: int, desc: str = "", verbose: bool = False):
+def progress(total: int, desc: str = "", verbose: bool = False) -> Iterator[Any]:
     """Yield a progress bar object with ``update(n=1)`` and ``set_postfix(**values)``."""
     if not verbose:
         yield _Silent()

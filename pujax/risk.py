@@ -35,9 +35,13 @@ of a constant prediction, :func:`node_value` gives :math:`v^* = W_p / (W_p + W_n
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "LOSSES",
@@ -63,32 +67,32 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------- losses
 
 
-def sigmoid_loss(z):
+def sigmoid_loss(z: ArrayLike) -> jax.Array:
     """Sigmoid loss ``1 / (1 + exp(z))`` = sigmoid(-z); bounded in (0, 1)."""
     return jax.nn.sigmoid(-z)
 
 
-def logistic_loss(z):
+def logistic_loss(z: ArrayLike) -> jax.Array:
     """Logistic loss ``ln(1 + exp(-z))`` = softplus(-z), stable for large |z|."""
     return jax.nn.softplus(-z)
 
 
-def quadratic_loss(z):
+def quadratic_loss(z: ArrayLike) -> jax.Array:
     """Quadratic (squared) loss ``(1 - z)^2``."""
     return jnp.square(1.0 - z)
 
 
-def savage_loss(z):
+def savage_loss(z: ArrayLike) -> jax.Array:
     """Savage loss ``4 / (1 + exp(z))^2`` = 4 sigmoid(-z)^2."""
     return 4.0 * jnp.square(jax.nn.sigmoid(-z))
 
 
-def double_hinge_loss(z):
+def double_hinge_loss(z: ArrayLike) -> jax.Array:
     """Double hinge loss ``max(-z, max(0, (1 - z) / 2))`` (du Plessis et al., 2015)."""
     return jnp.maximum(-z, jnp.maximum(0.0, 0.5 - 0.5 * z))
 
 
-def zero_one_loss(z):
+def zero_one_loss(z: ArrayLike) -> jax.Array:
     """Zero-one loss ``1[z <= 0]`` (a score of exactly 0 counts as an error); for evaluation, zero gradient."""
     return (z <= 0).astype(jnp.result_type(z, jnp.float32))
 
@@ -103,7 +107,7 @@ LOSSES: dict[str, Callable] = {
 }
 
 
-def get_loss(loss) -> Callable:
+def get_loss(loss: str | Callable) -> Callable:
     """Return the margin loss function for a name in :data:`LOSSES`, or ``loss`` itself if it is callable."""
     if callable(loss):
         return loss
@@ -122,7 +126,8 @@ def _as_float(x):
     return x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(jnp.float32)
 
 
-def pu_risk_parts(scores, s, prior, loss="sigmoid", weights=None):
+def pu_risk_parts(scores: ArrayLike, s: ArrayLike, prior: float, loss: str | Callable = "sigmoid",
+                  weights: ArrayLike | None = None) -> tuple[jax.Array, jax.Array, jax.Array]:
     r"""The three partial risks ``(pi * R_p^+, R_u^-, pi * R_p^-)`` of eq. (4)-(6) of Wilton et al. 2022 (masked form).
 
     Parameters
@@ -170,19 +175,22 @@ def pu_risk_parts(scores, s, prior, loss="sigmoid", weights=None):
     return r_p_plus, r_u_minus, r_p_minus
 
 
-def upu_risk(scores, s, prior, loss="sigmoid", weights=None):
+def upu_risk(scores: ArrayLike, s: ArrayLike, prior: float, loss: str | Callable = "sigmoid",
+             weights: ArrayLike | None = None) -> jax.Array:
     """Unbiased PU risk (eq. (5)): ``pi R_p^+ + R_u^- - pi R_p^-``. Can be negative."""
     a, b, c = pu_risk_parts(scores, s, prior, loss, weights)
     return a + b - c
 
 
-def nnpu_risk(scores, s, prior, loss="sigmoid", weights=None):
+def nnpu_risk(scores: ArrayLike, s: ArrayLike, prior: float, loss: str | Callable = "sigmoid",
+              weights: ArrayLike | None = None) -> jax.Array:
     """Non-negative PU risk (eq. (6), Kiryo et al. 2017): ``pi R_p^+ + max(0, R_u^- - pi R_p^-)``."""
     a, b, c = pu_risk_parts(scores, s, prior, loss, weights)
     return a + jnp.maximum(0.0, b - c)
 
 
-def pn_risk(scores, y, loss="sigmoid", prior=None, weights=None):
+def pn_risk(scores: ArrayLike, y: ArrayLike, loss: str | Callable = "sigmoid", prior: float | None = None,
+            weights: ArrayLike | None = None) -> jax.Array:
     r"""Supervised (PN) risk with true labels ``y`` in {0, 1}.
 
     With ``prior=None`` the empirical mean of ``ell(g, y)``; with a prior, the class-prior weighted form
@@ -204,7 +212,8 @@ def pn_risk(scores, y, loss="sigmoid", prior=None, weights=None):
     return prior * rp + (1.0 - prior) * rn
 
 
-def nnpu_objective(scores, s, prior, loss="sigmoid", beta=0.0, gamma=1.0, weights=None):
+def nnpu_objective(scores: ArrayLike, s: ArrayLike, prior: float, loss: str | Callable = "sigmoid", beta: float = 0.0,
+                   gamma: float = 1.0, weights: ArrayLike | None = None) -> tuple[jax.Array, jax.Array]:
     r"""The nnPU training rule of Kiryo et al. (2017, Algorithm 1) as a differentiable surrogate.
 
     With ``r = R_u^- - pi R_p^-``: if ``r >= -beta`` the gradient step is on ``pi R_p^+ + r`` (ordinary descent);
@@ -229,7 +238,7 @@ def _xlogx(x):
     return jnp.where(x > 0, x * jnp.log(safe), 0.0)
 
 
-def bayes_risk(q, loss="quadratic"):
+def bayes_risk(q: ArrayLike, loss: str = "quadratic") -> jax.Array:
     r"""Conditional Bayes risk :math:`H(q) = \min_v q\,\ell(v,+1) + (1-q)\,\ell(v,-1)` for ``q`` in [0, 1].
 
     quadratic and savage: ``4 q (1 - q)``; logistic: the entropy ``-q ln q - (1-q) ln(1-q)``; sigmoid, double hinge
@@ -245,7 +254,7 @@ def bayes_risk(q, loss="quadratic"):
     raise ValueError(f"loss={loss!r} has no closed-form node risk; choose one of {list(NODE_RISK_LOSSES)}.")
 
 
-def node_value(W_p, W_n):
+def node_value(W_p: ArrayLike, W_n: ArrayLike) -> jax.Array:
     r"""Optimal positive-probability estimate :math:`v^* = W_p / (W_p + W_n)` of a node (Prop. 1).
 
     ``W_p + W_n = |U'| w_u >= 0``; where it is 0 (no unlabeled row) ``v* = +inf`` if ``W_p > 0`` (and 0 for an empty
@@ -259,7 +268,7 @@ def node_value(W_p, W_n):
     return jnp.where(A > 0, W_p / safe, jnp.where(W_p > 0, jnp.inf, 0.0))
 
 
-def node_risk(W_p, W_n, risk="nnpu", loss="quadratic"):
+def node_risk(W_p: ArrayLike, W_n: ArrayLike, risk: str = "nnpu", loss: str = "quadratic") -> jax.Array:
     r"""Minimal partial risk of a constant prediction on a node (PU ET Prop. 1, 2, 3 and Theorem 1).
 
     The partial uPU risk of a constant score v is ``W_p ell(v, +1) + W_n ell(v, -1)`` =

@@ -18,13 +18,22 @@ Every error is a ``ValueError`` or ``TypeError`` that names the argument and say
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import jax
+    from numpy.typing import ArrayLike, DTypeLike
+    from sklearn.base import BaseEstimator
+
+    from pujax._typing import RandomStateLike
 
 __all__ = [
     "FLOAT32_MAX",
@@ -76,7 +85,7 @@ def _as_compute_dtype(X, dtype):
     return np.ascontiguousarray(X, dtype=dtype)
 
 
-def check_X(X, name: str = "X", *, accept_sparse: bool | str | list = False, dtype=np.float32,
+def check_X(X: ArrayLike, name: str = "X", *, accept_sparse: bool | str | list = False, dtype: DTypeLike = np.float32,
             ensure_min_samples: int = 1, ensure_min_features: int = 1) -> Any:
     """Validate a feature matrix outside an estimator; return it as a 2-D C-contiguous ``dtype`` array.
 
@@ -92,7 +101,7 @@ def check_X(X, name: str = "X", *, accept_sparse: bool | str | list = False, dty
     return _as_compute_dtype(X, dtype)
 
 
-def encode_pu_labels(s, name: str = "s") -> tuple[np.ndarray, np.ndarray]:
+def encode_pu_labels(s: ArrayLike, name: str = "s") -> tuple[np.ndarray, np.ndarray]:
     """Encode an estimator's target: return ``(s01, classes)`` with ``s01`` int32 in {0, 1}.
 
     scikit-learn's binary-classifier convention: ``classes = np.unique(s)`` holds the two values the user passed
@@ -126,7 +135,7 @@ def encode_pu_labels(s, name: str = "s") -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(s01.reshape(-1), dtype=np.int32), classes
 
 
-def check_1d(values, name: str, *, per_row: str, if_none: str, hint: str = "") -> np.ndarray:
+def check_1d(values: ArrayLike, name: str, *, per_row: str, if_none: str, hint: str = "") -> np.ndarray:
     """``values`` (a sequence, an array, a pandas object or a one-column 2-D array) as a 1-D numpy array.
 
     Parameters
@@ -156,7 +165,8 @@ def check_1d(values, name: str, *, per_row: str, if_none: str, hint: str = "") -
     return arr
 
 
-def check_pu_labels(s, name: str = "s", n_samples: int | None = None, require_both: bool = True) -> np.ndarray:
+def check_pu_labels(s: ArrayLike, name: str = "s", n_samples: int | None = None,
+                    require_both: bool = True) -> np.ndarray:
     """Validate PU labels for a functional core or a metric: bool, {0, 1} or {-1, +1}; return int32 {0, 1}.
 
     Stricter than :func:`encode_pu_labels` (no other label values: a {0, 2} vector is an error, not a relabeling).
@@ -191,18 +201,19 @@ def check_pu_labels(s, name: str = "s", n_samples: int | None = None, require_bo
     return np.ascontiguousarray(out)
 
 
-def check_binary_labels(y, name: str = "y", n_samples: int | None = None) -> np.ndarray:
+def check_binary_labels(y: ArrayLike, name: str = "y", n_samples: int | None = None) -> np.ndarray:
     """Fully observed binary labels (bool, {0, 1} or {-1, +1}) as int32 {0, 1}; one class is allowed."""
     return check_pu_labels(y, name=name, n_samples=n_samples, require_both=False)
 
 
-def check_X_s(X, s, *, accept_sparse: bool | str | list = False) -> tuple[Any, np.ndarray]:
+def check_X_s(X: ArrayLike, s: ArrayLike, *, accept_sparse: bool | str | list = False) -> tuple[Any, np.ndarray]:
     """A PU training set for a functional core: :func:`check_X` of ``X`` and :func:`check_pu_labels` of ``s``."""
     X = check_X(X, accept_sparse=accept_sparse)
     return X, check_pu_labels(s, n_samples=X.shape[0])
 
 
-def check_sample_weight(sample_weight, s01: np.ndarray, dtype=np.float32) -> np.ndarray | None:
+def check_sample_weight(sample_weight: ArrayLike | None, s01: np.ndarray,
+                        dtype: DTypeLike = np.float32) -> np.ndarray | None:
     """Validate ``sample_weight`` against PU labels ``s01``: 1-D, one finite non-negative weight per row, and a
     positive total weight on the labeled and on the unlabeled class. ``None`` stays ``None`` (unit weights)."""
     if sample_weight is None:
@@ -228,8 +239,9 @@ def check_sample_weight(sample_weight, s01: np.ndarray, dtype=np.float32) -> np.
     return np.ascontiguousarray(w, dtype=dtype)
 
 
-def validate_fit_data(estimator, X, s, sample_weight=None, *, accept_sparse: bool | str | list = False,
-                      dtype=np.float32, set_classes: bool = True) -> tuple[Any, np.ndarray, np.ndarray | None]:
+def validate_fit_data(estimator: BaseEstimator, X: ArrayLike, s: ArrayLike, sample_weight: ArrayLike | None = None, *,
+                      accept_sparse: bool | str | list = False, dtype: DTypeLike = np.float32,
+                      set_classes: bool = True) -> tuple[Any, np.ndarray, np.ndarray | None]:
     """Validate an estimator's training data the scikit-learn way; return ``(X, s01, sample_weight)``.
 
     Sets ``estimator.n_features_in_``, ``feature_names_in_`` (pandas input) and, with ``set_classes``,
@@ -247,8 +259,8 @@ def validate_fit_data(estimator, X, s, sample_weight=None, *, accept_sparse: boo
     return _as_compute_dtype(X, dtype), s01, w
 
 
-def validate_predict_data(estimator, X, *, accept_sparse: bool | str | list = False, dtype=np.float32,
-                          attributes: str | list[str] | None = None):
+def validate_predict_data(estimator: BaseEstimator, X: ArrayLike, *, accept_sparse: bool | str | list = False,
+                          dtype: DTypeLike = np.float32, attributes: str | list[str] | None = None) -> Any:
     """Validate ``X`` at predict time: ``NotFittedError`` before ``fit``, then scikit-learn's checks of the number
     of features and of pandas feature names against those seen in ``fit``; return float32 ``X``."""
     check_is_fitted(estimator, attributes)
@@ -257,7 +269,7 @@ def validate_predict_data(estimator, X, *, accept_sparse: bool | str | list = Fa
     return _as_compute_dtype(X, dtype)
 
 
-def check_prior(prior, name: str = "prior", allow_auto: bool = True):
+def check_prior(prior: float | str | None, name: str = "prior", allow_auto: bool = True) -> float | str:
     """Return ``prior`` as a float in (0, 1), or ``"auto"`` / a prior estimate (an object with ``.prior``).
 
     ``prior`` is pi = P(y = 1) in the population the unlabeled data is drawn from (case-control scenario).
@@ -281,7 +293,8 @@ def check_prior(prior, name: str = "prior", allow_auto: bool = True):
     return value
 
 
-def check_int(value, name: str, low: int | None = 1, high: int | None = None, allow_none: bool = False):
+def check_int(value: Any, name: str, low: int | None = 1, high: int | None = None,
+              allow_none: bool = False) -> int | None:
     """Check an integer hyper-parameter in ``[low, high]`` (either bound may be ``None``); return it as ``int``."""
     if value is None and allow_none:
         return None
@@ -295,7 +308,7 @@ def check_int(value, name: str, low: int | None = 1, high: int | None = None, al
     return v
 
 
-def check_float(value, name: str, low: float | None = None, high: float | None = None, closed: str = "neither",
+def check_float(value: Any, name: str, low: float | None = None, high: float | None = None, closed: str = "neither",
                 allow_none: bool = False) -> float | None:
     """Check a finite real hyper-parameter between ``low`` and ``high``; return it as ``float``.
 
@@ -322,7 +335,7 @@ def check_float(value, name: str, low: float | None = None, high: float | None =
     return v
 
 
-def check_in(value, name: str, choices):
+def check_in(value: Any, name: str, choices: Iterable) -> Any:
     """Check that ``value`` is one of ``choices`` (compared exactly); return it."""
     choices = tuple(choices)
     if isinstance(value, (list, dict, np.ndarray)) or value not in choices:
@@ -330,14 +343,14 @@ def check_in(value, name: str, choices):
     return value
 
 
-def check_bool(value, name: str) -> bool:
+def check_bool(value: Any, name: str) -> bool:
     """Check a boolean hyper-parameter (Python or numpy bool)."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {value!r} ({type(value).__name__}).")
     return bool(value)
 
 
-def _seed_key(seed: int):
+def _seed_key(seed: int) -> jax.Array:
     """``jax.random.PRNGKey(seed)`` for a seed in [0, 2**32): built on the host for the default threefry
     implementation (its key is ``[0, seed]``), so that no program is compiled."""
     import jax
@@ -347,7 +360,7 @@ def _seed_key(seed: int):
     return jax.random.PRNGKey(seed)  # pragma: no cover - other PRNG implementations
 
 
-def as_key(random_state=None):
+def as_key(random_state: RandomStateLike = None) -> jax.Array:
     """Return a JAX PRNG key from ``random_state``: ``None`` (fresh entropy), an int in [0, 2**32), a numpy
     ``RandomState`` / ``Generator`` (one draw), or a JAX key (returned unchanged)."""
     import jax
@@ -375,7 +388,7 @@ def as_key(random_state=None):
     )
 
 
-def host_seed(key, *, method: str = "draw") -> int:
+def host_seed(key: jax.Array, *, method: str = "draw") -> int:
     """A non-negative int seed for numpy, derived from a JAX PRNG key (the host-side randomness of a core).
 
     Parameters
@@ -419,7 +432,7 @@ def host_seed(key, *, method: str = "draw") -> int:
     return int(h)
 
 
-def host_rng(key, *, method: str = "draw") -> np.random.Generator:
+def host_rng(key: jax.Array, *, method: str = "draw") -> np.random.Generator:
     """``numpy.random.default_rng(host_seed(key, method=method))``: a numpy Generator from a JAX PRNG key.
 
     Parameters

@@ -1,6 +1,11 @@
-"""The shape of the code base: no import cycle inside ``pujax``, small modules and functions."""
+"""The shape of the code base: no import cycle inside ``pujax``, small modules and functions, an annotated public
+API."""
 import ast
+import importlib
+import inspect
 import pathlib
+
+from sklearn.base import BaseEstimator
 
 PKG = pathlib.Path(__file__).resolve().parents[1] / "pujax"
 
@@ -69,3 +74,60 @@ def test_modules_and_functions_are_small():
                 long_functions.append(f"{path.relative_to(PKG.parent)}:{node.name}")
     assert not long_modules, long_modules
     assert not long_functions, long_functions
+
+
+ESTIMATOR_METHODS = ("fit", "predict", "predict_proba", "decision_function", "score", "transform", "fit_transform")
+
+
+def _public_callables():
+    """Every function in the ``__all__`` of ``pujax`` and its submodules, the public methods of the exported
+    classes, and the fit / predict / ... methods of the exported estimators (only code defined in pujax)."""
+    import pujax
+
+    found = {}
+
+    def add(qual, fn, method):
+        fn = inspect.unwrap(fn)
+        if inspect.isfunction(fn) and (fn.__module__ or "").startswith("pujax"):
+            found.setdefault(id(fn), (qual, fn, method))
+
+    for sub in pujax._SUBMODULES:
+        module = importlib.import_module(f"pujax.{sub}")
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            qual = f"pujax.{sub}.{name}"
+            if inspect.ismodule(obj):
+                continue
+            if not inspect.isclass(obj):
+                if callable(obj):
+                    add(qual, obj, False)
+                continue
+            if issubclass(obj, BaseEstimator):
+                names = [m for m in ESTIMATOR_METHODS if hasattr(obj, m)]
+            else:
+                names = [m for m in dir(obj) if not m.startswith("_") or m == "__call__"]
+            for m in names:
+                attr = inspect.getattr_static(obj, m, None)
+                if isinstance(attr, (staticmethod, classmethod)):
+                    attr = attr.__func__
+                if callable(attr) and not isinstance(attr, (property, type)):
+                    add(f"{qual}.{m}", attr, True)
+    return list(found.values())
+
+
+def test_public_api_is_annotated():
+    """Every parameter (``*args`` / ``**kwargs`` included; ``self`` / ``cls`` of methods excepted) and the return
+    value of every public function and estimator method carry a type annotation."""
+    callables = _public_callables()
+    assert len(callables) > 200  # the walk reaches the whole public API
+    missing = []
+    for qual, fn, method in callables:
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())
+        bare = [p.name for i, p in enumerate(params) if p.annotation is inspect.Parameter.empty
+                and not (method and i == 0 and p.name in ("self", "cls"))]
+        if sig.return_annotation is inspect.Signature.empty:
+            bare.append("return")
+        if bare:
+            missing.append(f"{qual} ({fn.__module__}): {', '.join(bare)}")
+    assert not missing, "annotate these public parameters / returns:\n" + "\n".join(sorted(missing))

@@ -193,3 +193,42 @@ def test_pandas_feature_names_are_checked():
     np.testing.assert_array_equal(est.feature_names_in_, ["a", "b", "c"])
     with pytest.raises(ValueError, match="feature names should match"):
         est.predict(df[["c", "a", "b"]])
+
+
+def test_host_seed_streams_match_their_definitions():
+    from pujax.validation import host_rng, host_seed
+
+    for key in (jax.random.PRNGKey(0), jax.random.PRNGKey(123456), jax.random.key(3)):
+        # "draw": one draw of the key's own stream
+        assert host_seed(key) == int(jax.random.randint(key, (), 0, 2**31 - 1))
+        # "mix": murmur3 finaliser over the 32-bit words of the key data, re-derived here in Python ints
+        words = np.asarray(jax.random.key_data(key) if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
+                           else key).reshape(-1).tolist()
+        h, m = 0x9E3779B9, 0xFFFFFFFF
+        for w in words:
+            h = (h ^ (w + 0x7F4A7C15 + ((h << 6) & m) + (h >> 2))) & m
+            h ^= h >> 16
+            h = (h * 0x85EBCA6B) & m
+            h ^= h >> 13
+            h = (h * 0xC2B2AE35) & m
+            h ^= h >> 16
+        assert host_seed(key, method="mix") == h
+        np.testing.assert_array_equal(host_rng(key).random(4), np.random.default_rng(host_seed(key)).random(4))
+    with pytest.raises(ValueError, match="method"):
+        host_seed(jax.random.PRNGKey(0), method="bits")
+
+
+def test_pad_rows_fills():
+    from pujax.compilation import pad_rows
+
+    X = np.arange(6, dtype=np.float32).reshape(3, 2)
+    Xp, sp, wp = pad_rows(5, X, np.array([1, 0, 1], np.int32), np.ones(3), fill=["first_row", 0, 0.0])
+    np.testing.assert_array_equal(Xp, np.vstack([X, X[:1], X[:1]]))
+    assert Xp.dtype == np.float32 and sp.dtype == np.int32
+    np.testing.assert_array_equal(sp, [1, 0, 1, 0, 0])
+    np.testing.assert_array_equal(wp, [1, 1, 1, 0, 0])
+    np.testing.assert_array_equal(pad_rows(3, X, fill="first_row"), X)
+    with pytest.raises(ValueError, match="first_row"):
+        pad_rows(2, np.zeros((0, 2)), fill="first_row")
+    with pytest.raises(ValueError, match="cannot pad"):
+        pad_rows(2, X)

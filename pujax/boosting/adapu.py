@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 import numbers
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -51,9 +51,14 @@ from pujax.boosting.stumps import (
     stump_predict,
     threshold_bounds,
 )
-from pujax.compilation import bucket_size
 from pujax.devices import to_host
 from pujax.progress import progress
+from pujax.validation import host_rng
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "AdaPUModel",
@@ -108,7 +113,7 @@ def _check_static(n_thresholds, threshold_range, normalization):
         raise ValueError(f'normalization={normalization!r} is not valid; choose one of {list(_NORMALIZATIONS)}.')
 
 
-def adapu_init(X, s, prior, sample_weight=None):
+def adapu_init(X: ArrayLike, s: ArrayLike, prior: float, sample_weight: ArrayLike | None = None) -> AdaPUState:
     """Initial weights of eq. (7) as an :class:`AdaPUState`: ``W[i] = (s_i π/n_p, (1-s_i)/n_u, s_i π/n_p)``.
 
     With ``sample_weight`` ``c_i`` the empirical means become weighted means: ``W[i]`` is multiplied by ``c_i``
@@ -127,7 +132,8 @@ def adapu_init(X, s, prior, sample_weight=None):
     return AdaPUState(W, jnp.asarray(False))
 
 
-def deduplicate(X, s, sample_weight=None):
+def deduplicate(X: ArrayLike, s: ArrayLike,
+                sample_weight: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merge identical ``(x, s)`` rows into one row whose weight is the summed weight (host-side numpy).
 
     Ada-PU's weights depend on a row only through ``x`` and ``s`` (eqs. 7, 12), so fitting the unique rows with
@@ -150,7 +156,7 @@ def deduplicate(X, s, sample_weight=None):
     return X[keep], s[keep], weight.astype(X.dtype)
 
 
-def adapu_candidates(X, n_thresholds=1, threshold_range="paper"):
+def adapu_candidates(X: ArrayLike, n_thresholds: int = 1, threshold_range: str = "paper") -> tuple:
     """Per-fit precomputation of the candidate thresholds, on the host with numpy (a pytree of arrays).
 
     Random thresholds (``n_thresholds`` an int): ``(coded, fmin, fmax, lo, hi)`` -- the rank-coded features
@@ -192,8 +198,9 @@ def _candidates_jit(X, n_thresholds, threshold_range):
     return None, fmin, fmax, lo, hi
 
 
-def adapu_rounds(state, keys, X, prior, learning_rate=1.0, *, n_thresholds=1, threshold_range="paper",
-                 normalization="total", candidates=None):
+def adapu_rounds(state: AdaPUState, keys: jax.Array, X: ArrayLike, prior: float, learning_rate: float = 1.0, *,
+                 n_thresholds: int = 1, threshold_range: str = "paper", normalization: str = "total",
+                 candidates: tuple | None = None) -> tuple[AdaPUState, AdaPUModel]:
     """Run ``len(keys)`` Ada-PU rounds from ``state`` with one ``lax.scan``; return ``(state, AdaPUModel)``.
 
     ``keys``: one PRNG key per round (used for the random thresholds).  ``candidates``: the output of the per-fit
@@ -276,8 +283,9 @@ def _fit_jit(key, X, s, prior, learning_rate, per_set, candidates, sample_weight
     return model
 
 
-def adapu_fit(key, X, s, prior, learning_rate=1.0, candidates=None, sample_weight=None, *, n_estimators=100,
-              n_thresholds=1, threshold_range="paper", normalization="total"):
+def adapu_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning_rate: float = 1.0,
+              candidates: tuple | None = None, sample_weight: ArrayLike | None = None, *, n_estimators: int = 100,
+              n_thresholds: int = 1, threshold_range: str = "paper", normalization: str = "total") -> AdaPUModel:
     """Fit Ada-PU on ``(X, s)`` (``s``: 1 = labeled positive, 0 = unlabeled) with class prior ``prior``.
 
     Pure and jit-compiled (``n_estimators``, ``n_thresholds`` and, without ``candidates``, ``threshold_range`` are
@@ -300,7 +308,8 @@ def adapu_fit(key, X, s, prior, learning_rate=1.0, candidates=None, sample_weigh
                     n_estimators=n_estimators, n_thresholds=n_thresholds, threshold_range=threshold_range)
 
 
-def adapu_fit_many(keys, X, s, prior, learning_rate=1.0, **kwargs):
+def adapu_fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning_rate: float = 1.0,
+                   **kwargs: Any) -> AdaPUModel:
     """:func:`adapu_fit` for a batch of PRNG keys (``vmap``); every field of the result gains a leading axis.
 
     The candidate precomputation (:func:`adapu_candidates`) is shared by all keys.
@@ -312,14 +321,14 @@ def adapu_fit_many(keys, X, s, prior, learning_rate=1.0, **kwargs):
 
 
 @jax.jit
-def adapu_decision_function(model, X):
+def adapu_decision_function(model: AdaPUModel, X: ArrayLike) -> jax.Array:
     """``F(x) = Σ_t α_t h_t(x)`` (the paper's ``H`` before the sign)."""
     H = stump_predict(jnp.asarray(X), model.feature, model.threshold, model.direction)
     return H @ model.alpha.astype(H.dtype)
 
 
 @jax.jit
-def adapu_staged_decision_function(model, X):
+def adapu_staged_decision_function(model: AdaPUModel, X: ArrayLike) -> jax.Array:
     """``F_t(x) = Σ_{s <= t} α_s h_s(x)`` for every round ``t``: shape ``(T, n)``."""
     H = stump_predict(jnp.asarray(X), model.feature, model.threshold, model.direction)
     return jnp.cumsum(H * model.alpha.astype(H.dtype)[None, :], axis=1).T
@@ -329,20 +338,6 @@ def adapu_staged_decision_function(model, X):
 def _chunk(state, keys, X, prior, learning_rate, per_set, candidates, *, n_thresholds):
     return adapu_rounds(state, keys, X, prior, learning_rate, n_thresholds=n_thresholds, normalization=per_set,
                         candidates=candidates)
-
-
-def _pad_to(m, X, s, w):
-    """Pad ``(X, s, w)`` to ``m`` rows with zero-weight unlabeled copies of row 0 (no effect on the fit)."""
-    pad = m - X.shape[0]
-    if pad <= 0:
-        return X, s, w
-    return (np.concatenate([X, np.repeat(X[:1], pad, axis=0)]), np.concatenate([s, np.zeros(pad, s.dtype)]),
-            np.concatenate([w, np.zeros(pad, w.dtype)]))
-
-
-def _pad_rows(X, s, w):
-    """Pad to the size bucket of :func:`pujax.compilation.bucket_size` with zero-weight copies of row 0."""
-    return _pad_to(bucket_size(X.shape[0]), X, s, w)
 
 
 LEARNING_RATES = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -355,7 +350,7 @@ N_SELECTION_FOLDS = 2
 
 def _fold_masks(key, s, w, n_folds):
     """Training-row masks ``(n_folds, n)`` of folds stratified by ``s`` over the rows with weight > 0."""
-    rng = np.random.default_rng(int(jax.random.randint(key, (), 0, 2**31 - 1)))
+    rng = host_rng(key)
     fold = np.full(s.shape[0], -1)
     for label in (0, 1):
         rows = np.flatnonzero((s == label) & (w > 0))

@@ -3,6 +3,7 @@ of :mod:`pujax.boosting.adapu`."""
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -16,8 +17,6 @@ from pujax.boosting.adapu import (
     LEARNING_RATES,
     AdaPUModel,
     _chunk,
-    _pad_rows,
-    _pad_to,
     _select_learning_rate,
     adapu_candidates,
     adapu_decision_function,
@@ -26,12 +25,15 @@ from pujax.boosting.adapu import (
     adapu_staged_decision_function,
     deduplicate,
 )
-from pujax.compilation import rows_in_bucket
+from pujax.compilation import bucket_size, pad_rows, rows_in_bucket
 from pujax.devices import device_mesh, padded_size, replicate, shard_rows, to_host
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin
 from pujax.progress import progress
 from pujax.validation import as_key, check_in, check_int
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 
 @register_estimator
@@ -166,7 +168,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         check_in(self.normalization, "normalization", _NORMALIZATIONS)
         return T, lr, k
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> AdaPUClassifier:
         """Fit on features ``X`` (n, d) and PU labels ``s`` (1 = labeled positive, 0 = unlabeled).
 
         ``sample_weight`` (optional, non-negative): row weights; the means of eq. (7) become weighted means.
@@ -178,9 +180,9 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         key = as_key(self.random_state)
         if sw is not None:  # a zero-weight row is a removed row (also for the candidate thresholds)
             X, s, sw = X[sw > 0], s[sw > 0], sw[sw > 0]
-        Xd, sd, wd = _pad_rows(*deduplicate(X, s, sw))
-        mesh = device_mesh(self.devices)
-        Xd, sd, wd = _pad_to(padded_size(Xd.shape[0], mesh.size), Xd, sd, wd)
+        Xd, sd, wd = deduplicate(X, s, sw)
+        mesh = device_mesh(self.devices)  # zero-weight unlabeled copies of row 0 pad to the bucket: no effect
+        Xd, sd, wd = pad_rows(padded_size(bucket_size(Xd.shape[0]), mesh.size), Xd, sd, wd, fill=["first_row", 0, 0])
         static = dict(n_thresholds=k, threshold_range=self.threshold_range)
         cands = adapu_candidates(Xd, **static)
         if mesh.size > 1:  # rows (and the row-aligned rank codes) sharded; XLA reduces the sums over devices
@@ -238,7 +240,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
             active=jnp.ones(len(self.features_), bool),
         )
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """``Σ_t α_t h_t(x)``: positive values predict the positive class."""
         X = self._validate_predict(X)
         if self.n_estimators_ == 0:
@@ -259,7 +261,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         for F in self.staged_decision_function(X):
             yield self._to_classes(F > 0)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """``P(y = 1 | x) = 1 / (1 + exp(-2 F(x)))``, the population minimiser of the exponential loss."""
         F = self.decision_function(X).astype(np.float64)
         p1 = 0.5 * (1.0 + np.tanh(F))  # = sigmoid(2F), overflow-free

@@ -29,12 +29,15 @@ those sums for all features × candidate thresholds at once:
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "CodedFeatures",
@@ -54,14 +57,15 @@ __all__ = [
 _MASK_BUDGET = 1 << 20
 
 
-def feature_ranges(X):
+def feature_ranges(X: ArrayLike) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Per-feature minimum, maximum and number of distinct values of ``X`` (shape ``(n, d)``), jit-able."""
     Xs = jnp.sort(X, axis=0)
     n_unique = 1 + jnp.sum(Xs[1:] > Xs[:-1], axis=0)
     return Xs[0], Xs[-1], n_unique.astype(jnp.int32)
 
 
-def threshold_bounds(n_unique, threshold_range: str = "paper", dtype=jnp.float32):
+def threshold_bounds(n_unique: ArrayLike, threshold_range: str = "paper",
+                     dtype: DTypeLike = jnp.float32) -> tuple[jax.Array, jax.Array]:
     r"""Bounds ``(lo, hi)`` of the relative position ``r`` of a random threshold ``θ = min + r (max - min)``.
 
     ``"paper"`` (Algorithm 1 / §5.6.1: a random value in the feature's range): ``r ~ U(0, 1)``.
@@ -81,7 +85,8 @@ def threshold_bounds(n_unique, threshold_range: str = "paper", dtype=jnp.float32
     return lo, hi
 
 
-def draw_thresholds(key, fmin, fmax, lo, hi, n_thresholds: int):
+def draw_thresholds(key: jax.Array, fmin: ArrayLike, fmax: ArrayLike, lo: ArrayLike, hi: ArrayLike,
+                    n_thresholds: int) -> jax.Array:
     """``n_thresholds`` random thresholds per feature: ``θ[f, j] = min_f + r (max_f - min_f)``, ``r ~ U(lo_f, hi_f)``.
 
     Returns an array of shape ``(d, n_thresholds)`` in the dtype of ``fmin``.
@@ -98,7 +103,7 @@ def _block_rows(n: int, width: int) -> int:
     return int(min(n, rows))
 
 
-def masked_weight_sums(X, W, thresholds, block_rows: int | None = None):
+def masked_weight_sums(X: ArrayLike, W: ArrayLike, thresholds: ArrayLike, block_rows: int | None = None) -> jax.Array:
     r"""Sums of the weight columns over rows below each threshold: ``S[c, f, j] = Σ_i W[i, c] 1[X[i, f] <= θ[f, j]]``.
 
     ``X`` (n, d), ``W`` (n, c), ``thresholds`` (d, k) -> ``S`` (c, d, k).  Rows are processed in blocks of
@@ -125,7 +130,7 @@ class CodedFeatures(NamedTuple):
 _MAX_CODED = 255
 
 
-def encode_features(X):
+def encode_features(X: ArrayLike) -> tuple[CodedFeatures, int]:
     """Split the columns of ``X`` (host-side numpy, once per fit): columns with at most 255 distinct values are
     coded by rank as uint8, the others kept as floats.  Returns ``(CodedFeatures, n_distinct)`` with
     ``n_distinct`` (d,) the number of distinct values of every column."""
@@ -177,7 +182,8 @@ def _blocked_mask_matmul(A, W, cut, block_rows=None):
     return acc.reshape(c, d, k)
 
 
-def coded_weight_sums(coded: CodedFeatures, W, thresholds, block_rows: int | None = None):
+def coded_weight_sums(coded: CodedFeatures, W: ArrayLike, thresholds: ArrayLike,
+                      block_rows: int | None = None) -> jax.Array:
     """:func:`masked_weight_sums` on rank-coded features: the same result (exactly the same row sets).
 
     ``thresholds`` (d, k) are real thresholds on the original features.
@@ -195,7 +201,7 @@ def coded_weight_sums(coded: CodedFeatures, W, thresholds, block_rows: int | Non
     return out
 
 
-def sorted_candidates(X):
+def sorted_candidates(X: ArrayLike) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Exhaustive candidate thresholds from each feature's sorted values (computed once per fit).
 
     Returns ``order`` (n, d) (row indices sorting each column), ``thresholds`` (d, n) and ``valid`` (d, n): the
@@ -214,14 +220,15 @@ def sorted_candidates(X):
     return order, thresholds.T, valid.T
 
 
-def sorted_prefix_sums(order, W):
+def sorted_prefix_sums(order: ArrayLike, W: ArrayLike) -> jax.Array:
     """``S[c, f, r]`` = sum of ``W[:, c]`` over the ``r + 1`` rows with the smallest ``X[:, f]`` (gather + cumsum)."""
     G = W[order]  # (n, d, c): weights in each feature's sorted order
     C = jnp.cumsum(G, axis=0)
     return jnp.transpose(C, (2, 1, 0))
 
 
-def stump_errors(S, totals, prior, normalization: str = "total"):
+def stump_errors(S: ArrayLike, totals: ArrayLike, prior: float,
+                 normalization: str = "total") -> tuple[jax.Array, jax.Array, jax.Array]:
     r"""PU errors of every candidate stump in both directions from the below-threshold sums.
 
     ``S`` (3, d, k): sums of ``(w_{P+}, w_{U-}, |w_{P-}|)`` over rows with ``x_f <= θ``; ``totals`` (3,): the
@@ -260,7 +267,7 @@ def stump_errors(S, totals, prior, normalization: str = "total"):
     return E, eps, eps_nn
 
 
-def stump_predict(X, feature, threshold, direction):
+def stump_predict(X: ArrayLike, feature: ArrayLike, threshold: ArrayLike, direction: ArrayLike) -> jax.Array:
     """Predictions in {-1, +1} of one stump (or, with 1-D arguments of length T, of T stumps: shape (n, T))."""
     feature = jnp.asarray(feature)
     col = jnp.take(X, jnp.maximum(feature, 0), axis=1)

@@ -6,12 +6,17 @@ propensity features (Bekker, Robberechts & Davis 2019, §3); negatives are never
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import numpy as np
 
 from pujax.validation import as_key, check_binary_labels, check_float, check_X
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["SARSplit", "make_sar", "logistic_propensity"]
 
@@ -26,7 +31,8 @@ class SARSplit(NamedTuple):
     prior: float
 
 
-def logistic_propensity(X, propensity_features=(0,), coef=2.0, intercept: float = 0.0) -> np.ndarray:
+def logistic_propensity(X: ArrayLike, propensity_features: Sequence[int] = (0,), coef: float = 2.0,
+                        intercept: float = 0.0) -> np.ndarray:
     """``e(x) = sigmoid(intercept + z[:, features] @ coef)`` with ``z`` the standardised columns of ``X``."""
     X = check_X(X, dtype=np.float64)
     feats = np.atleast_1d(np.asarray(propensity_features, dtype=np.intp))
@@ -43,17 +49,26 @@ def logistic_propensity(X, propensity_features=(0,), coef=2.0, intercept: float 
     return 1.0 / (1.0 + np.exp(-np.clip(intercept + Z @ coef, -500, 500)))
 
 
-def make_sar(key, X, y, propensity_features=(0,), coef=2.0, intercept: float = 0.0) -> SARSplit:
+def make_sar(key: jax.Array | int, X: ArrayLike, y: ArrayLike, propensity_features: Sequence[int] = (0,),
+             coef: float = 2.0, intercept: float = 0.0) -> SARSplit:
     """SAR PU labels: each positive is labeled with probability ``e(x)`` (:func:`logistic_propensity`).
 
-    Args:
-      key: JAX PRNG key or int seed.
-      X: features (n, d); y: true labels in {0, 1}.
-      propensity_features, coef, intercept: the propensity model (``coef`` a scalar or one per feature).
+    Parameters
+    ----------
+    key : JAX PRNG key or int
+        Seed of the draw.
+    X : array-like of shape (n, d)
+        Features.
+    y : array-like of shape (n,)
+        True labels in {0, 1}.
+    propensity_features, coef, intercept : sequence of int, float or array, float
+        The propensity model (``coef`` a scalar or one per feature).
 
-    Returns:
-      ``SARSplit(X, s, propensity, prior)``: ``propensity`` is ``e(x)`` of every row (the labeling probability
-      had it been positive), ``prior`` the positive fraction of the unlabeled rows.
+    Returns
+    -------
+    SARSplit
+        ``(X, s, propensity, prior)``: ``propensity`` is ``e(x)`` of every row (the labeling probability had it
+        been positive), ``prior`` the positive fraction of the unlabeled rows.
     """
     X = check_X(X)
     y = check_binary_labels(y, name="y", n_samples=X.shape[0])

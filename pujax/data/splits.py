@@ -14,12 +14,15 @@ All functions are deterministic given the JAX key (an int seed is accepted too) 
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import numpy as np
 
 from pujax.validation import as_key, check_binary_labels, check_float, check_int, check_X
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["PUSplit", "make_case_control", "make_censoring", "contaminate"]
 
@@ -42,7 +45,8 @@ def _choice(key, candidates: np.ndarray, k: int, replace: bool = False) -> np.nd
     return np.asarray(jax.random.choice(key, candidates, shape=(k,), replace=replace))
 
 
-def make_case_control(key, X, y, n_labeled: int, return_y: bool = False):
+def make_case_control(key: jax.Array | int, X: ArrayLike, y: ArrayLike, n_labeled: int,
+                      return_y: bool = False) -> PUSplit | tuple[np.ndarray, np.ndarray, float, np.ndarray]:
     r"""Case-control PU split: ``n_labeled`` random positives as P, all rows as U (the papers' protocol).
 
     Parameters
@@ -89,7 +93,7 @@ def make_case_control(key, X, y, n_labeled: int, return_y: bool = False):
     return PUSplit(X_train, s, prior)
 
 
-def make_censoring(key, X, y, labeled_fraction: float):
+def make_censoring(key: jax.Array | int, X: ArrayLike, y: ArrayLike, labeled_fraction: float) -> PUSplit:
     r"""Censoring PU labels: each positive is labeled independently with probability ``labeled_fraction`` (c).
 
     Parameters
@@ -133,8 +137,9 @@ def make_censoring(key, X, y, labeled_fraction: float):
     return PUSplit(X, s, prior_u)
 
 
-def contaminate(key, X, y, n_pos: int, n_unl: int, pos_contamination: float = 0.0,
-                unl_contamination: float = 0.0):
+def contaminate(key: jax.Array | int, X: ArrayLike, y: ArrayLike, n_pos: int, n_unl: int,
+                pos_contamination: float = 0.0,
+                unl_contamination: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Draw a (possibly contaminated) PU training set as in the RESVM paper's settings (Claesen et al. 2015, §4.1).
 
     ``n_pos`` labeled rows: ``round(pos_contamination * n_pos)`` true negatives, the rest true positives;

@@ -9,18 +9,24 @@ N(0, I_2) noise. Settings (Table 1 contamination c, 30% for synthetic):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from pujax.validation import as_key, check_float, check_in, check_int
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["make_circle_data", "make_label_noise_setting", "LABEL_NOISE_SETTINGS"]
 
 LABEL_NOISE_SETTINGS = ("supervised", "pu", "semi-supervised")
 
 
-def make_circle_data(key, n_pos: int, n_neg: int, radius: float = 4.0, noise: float = 1.0):
+def make_circle_data(key: jax.Array | int, n_pos: int, n_neg: int, radius: float = 4.0,
+                     noise: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``n_pos`` positives from N(0, I) and ``n_neg`` negatives on a noisy circle of radius ``radius``.
 
     Returns ``(X, y)``: float32 (n_pos + n_neg, 2) and int32 labels (1 = positive), positives first.
@@ -40,7 +46,8 @@ def make_circle_data(key, n_pos: int, n_neg: int, radius: float = 4.0, noise: fl
     return X, y
 
 
-def make_label_noise_setting(key, X, y, setting: str, n_pos: int, n_unl: int, contamination: float = 0.3):
+def make_label_noise_setting(key: jax.Array | int, X: ArrayLike, y: ArrayLike, setting: str, n_pos: int, n_unl: int,
+                             contamination: float = 0.3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training set of one of the paper's three settings drawn from a labelled pool ``(X, y)``.
 
     ``setting`` in ``("supervised", "pu", "semi-supervised")``; ``contamination`` is the fraction of mislabeled

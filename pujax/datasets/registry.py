@@ -3,8 +3,14 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from typing import TYPE_CHECKING
 
 from ._common import locate
+
+if TYPE_CHECKING:
+    import os
+
+    import numpy as np
 
 SPLITS = ("train", "test", "all")
 _PMLB = "https://github.com/EpistasisLab/pmlb/raw/master/datasets/{0}/{0}.tsv.gz"
@@ -273,7 +279,7 @@ def available() -> dict[str, dict]:
     return out
 
 
-def load(name: str, data_dir=None, split: str = "all"):
+def load(name: str, data_dir: str | os.PathLike | None = None, split: str = "all") -> tuple[np.ndarray, np.ndarray]:
     """Load a real data set as ``(X, y)`` with the positive class of the papers.
 
     Parameters

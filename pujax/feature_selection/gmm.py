@@ -26,11 +26,17 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -51,7 +57,7 @@ def _eps(dtype):
     return jnp.finfo(dtype).eps
 
 
-def compact_columns(X, mask, width):
+def compact_columns(X: ArrayLike, mask: ArrayLike, width: int) -> tuple[jax.Array, jax.Array]:
     """Gather the selected columns of ``X`` into a fixed ``width``: returns ``(Xc, valid)``.
 
     ``mask`` is a 0/1 vector over the ``d`` features; its ones are taken in increasing column order and padded
@@ -119,7 +125,8 @@ def _first_argmin_rows(dist, n_clusters):
     return jnp.min(jnp.where(dist == mn[None, :], ks, n_clusters), axis=0)
 
 
-def kmeans(key, X, valid, n_clusters, max_iter=300, tol=1e-4):
+def kmeans(key: jax.Array, X: ArrayLike, valid: ArrayLike, n_clusters: int, max_iter: int = 300,
+           tol: float = 1e-4) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Lloyd's k-means from greedy k-means++ seeds; returns ``(labels, centers, n_iter)``.
 
     scikit-learn's stopping rules: stop when the labels did not change in an iteration ("strict convergence") or
@@ -289,7 +296,8 @@ def gmm_log_resp(X, valid, params, covariance_type="full"):
     return lb, (wlp_t - jax.scipy.special.logsumexp(wlp_t, axis=0)[None, :]).T
 
 
-def gmm_em(X, valid, resp0, covariance_type="full", max_iter=100, tol=1e-3, reg_covar=1e-6):
+def gmm_em(X: ArrayLike, valid: ArrayLike, resp0: ArrayLike, covariance_type: str = "full", max_iter: int = 100,
+           tol: float = 1e-3, reg_covar: float = 1e-6) -> Any:
     """EM from initial responsibilities ``resp0`` (n, k), scikit-learn's loop.
 
     Returns ``(params, lower_bound, n_iter, converged)``: parameters after the last M-step, the last mean
@@ -319,8 +327,9 @@ def _em_t(data, valid, resp0_t, covariance_type, max_iter, tol, reg_covar):
 
 
 @partial(jax.jit, static_argnames=("n_clusters", "covariance_type", "max_iter", "kmeans_max_iter"))
-def gmm_fit_predict(key, X, valid, n_clusters=10, covariance_type="full", max_iter=100, tol=1e-3,
-                    reg_covar=1e-6, kmeans_max_iter=300, kmeans_tol=1e-4):
+def gmm_fit_predict(key: jax.Array, X: ArrayLike, valid: ArrayLike, n_clusters: int = 10, covariance_type: str = "full",
+                    max_iter: int = 100, tol: float = 1e-3, reg_covar: float = 1e-6, kmeans_max_iter: int = 300,
+                    kmeans_tol: float = 1e-4) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """Fit a Gaussian mixture on the valid columns of ``X`` (k-means init) and return hard labels and diagnostics.
 
     Returns ``(labels (n,) int32, lower_bound, n_iter, ok)``; ``ok`` is false when a numerical failure (non
@@ -337,7 +346,8 @@ def gmm_fit_predict(key, X, valid, n_clusters=10, covariance_type="full", max_it
     return labels, lb, n_iter, ok
 
 
-def masked_gmm_labels(key, X, mask, width, **gmm_kwargs):
+def masked_gmm_labels(key: jax.Array, X: ArrayLike, mask: ArrayLike, width: int,
+                      **gmm_kwargs: Any) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """Cluster the rows of ``X`` on the features selected by ``mask`` (a 0/1 vector of length ``d``).
 
     ``width`` (static) is the number of compact columns (>= the number of selected features). Returns the output

@@ -40,7 +40,7 @@ rest of the step (sampling, REPAIR, the update) is replicated too; the search st
 from __future__ import annotations
 
 from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -51,6 +51,9 @@ from jax.sharding import Mesh, PartitionSpec
 from .gmm import compact_columns, gmm_fit_predict
 from .mi import semi_jmi_score
 from .objective import objective_from_labels
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "SearchConfig",
@@ -183,7 +186,8 @@ def _safe_log(w):
     return jnp.where(w > 0, jnp.log(jnp.where(w > 0, w, 1.0)), _NEG)
 
 
-def repair(key, m, theta, costs, budget, unit_cost=False):
+def repair(key: jax.Array, m: ArrayLike, theta: ArrayLike, costs: ArrayLike, budget: float,
+           unit_cost: bool = False) -> jax.Array:
     """Algorithm 3 (REPAIR): make ``sum(m * costs) <= budget`` and then fill the budget as far as possible.
 
     ``m``: 0/1 mask (d,), ``theta``: Bernoulli parameters in (0, 1), ``costs``: positive costs c_l, ``budget``: C.
@@ -235,7 +239,7 @@ def repair(key, m, theta, costs, budget, unit_cost=False):
     return mb.astype(m.dtype)
 
 
-def rank_weights(scores):
+def rank_weights(scores: ArrayLike) -> jax.Array:
     """IGO weights for ``lambda`` candidate scores (maximisation): +1/mu best, -1/mu worst, ties averaged."""
     scores = jnp.asarray(scores)
     lam = scores.shape[0]
@@ -292,7 +296,7 @@ def _std(stats):
 DEFAULT_CACHE_SIZE = 4096
 
 
-def igo_init(theta0, gmm_key, cache_size=DEFAULT_CACHE_SIZE):
+def igo_init(theta0: ArrayLike, gmm_key: jax.Array, cache_size: int = DEFAULT_CACHE_SIZE) -> tuple:
     """Search state ``(theta, f statistics, I statistics, cache, gmm_key)``.
 
     The score-log statistics (count, mean, M2) of f and I serve eq. (13); ``cache`` is an empty
@@ -336,7 +340,9 @@ def _evaluate_sharded(config, X, s, cache, g_keys, m, words, use_cache):
 
 
 @partial(jax.jit, static_argnames=("config",))
-def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: SearchConfig):
+def igo_run(step_keys: jax.Array, state: tuple, X: ArrayLike, s: ArrayLike, costs: ArrayLike, budget: float,
+            eta: ArrayLike, eps: float, mi_matrix: ArrayLike,
+            config: SearchConfig) -> tuple[tuple, jax.Array, jax.Array]:
     """Run ``len(step_keys)`` steps of Algorithm 2 from ``state`` (:func:`igo_init`) as one ``lax.scan``.
 
     Returns ``(state, theta_history (T, d), f_history (T, lambda))``; ``f_history`` holds the objective value of
@@ -414,8 +420,9 @@ def igo_run(step_keys, state, X, s, costs, budget, eta, eps, mi_matrix, config: 
     return state, th_hist, f_hist
 
 
-def igo_search(key, X, s, theta0, costs, budget, eta, eps, n_steps, config: SearchConfig, mi_matrix=None,
-               cache_size=DEFAULT_CACHE_SIZE):
+def igo_search(key: jax.Array, X: ArrayLike, s: ArrayLike, theta0: ArrayLike, costs: ArrayLike, budget: float,
+               eta: ArrayLike, eps: float, n_steps: int, config: SearchConfig, mi_matrix: ArrayLike | None = None,
+               cache_size: int = DEFAULT_CACHE_SIZE) -> tuple[jax.Array, jax.Array, jax.Array]:
     """One full search (Algorithm 2) of ``n_steps`` steps from ``theta0``; vmap over ``key`` for several searches.
 
     ``key`` is split into the step keys and the search's ``gmm_key``, as :class:`FSCPU` does. Returns

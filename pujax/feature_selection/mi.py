@@ -14,14 +14,19 @@ f(phi)/Std[f] (eq. 13). :func:`semi_jmi_select` is the greedy semi-JMI feature s
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["discretize", "pairwise_mi", "semi_jmi_score", "semi_jmi_select"]
 
 
-def discretize(X, n_bins=5):
+def discretize(X: ArrayLike, n_bins: int = 5) -> jax.Array:
     """Quantile-bin every column of ``X`` into codes 0..n_bins-1 (ties may leave bins empty). Jit-able."""
     X = jnp.asarray(X)
     qs = jnp.linspace(0.0, 1.0, n_bins + 1)[1:-1]
@@ -29,7 +34,7 @@ def discretize(X, n_bins=5):
     return jnp.sum(X[None, :, :] > edges[:, None, :], axis=0).astype(jnp.int32)
 
 
-def pairwise_mi(codes, s, n_bins):
+def pairwise_mi(codes: ArrayLike, s: ArrayLike, n_bins: int) -> jax.Array:
     """Matrix M (d x d): M_ij = I(X_i X_j; S) for i != j and M_ii = I(X_i; S), plug-in estimates in nats.
 
     ``codes``: (n, d) integer bins in [0, n_bins); ``s``: PU labels (1 = labeled). Jit-able (n_bins static).
@@ -58,7 +63,7 @@ def pairwise_mi(codes, s, n_bins):
     return jnp.maximum(M, 0.0)
 
 
-def semi_jmi_score(mask, M):
+def semi_jmi_score(mask: ArrayLike, M: ArrayLike) -> jax.Array:
     """I(phi) for a 0/1 ``mask``: sum of M_ij over selected pairs i < j (M_ii if a single feature is selected)."""
     mask = jnp.asarray(mask).astype(M.dtype)
     diag = jnp.diagonal(M)
@@ -67,7 +72,7 @@ def semi_jmi_score(mask, M):
     return jnp.where(jnp.sum(mask) >= 2, pair, single)
 
 
-def semi_jmi_select(M, n_select):
+def semi_jmi_select(M: ArrayLike, n_select: int) -> np.ndarray:
     """Greedy semi-JMI forward selection from the pair matrix ``M``: first argmax_i I(X_i; S), then repeatedly the
     feature maximising sum_{j selected} I(X_k X_j; S). Returns the selected feature indices in selection order."""
     M = np.asarray(M, dtype=np.float64)

@@ -14,13 +14,18 @@ ignored. Everything is jit- and vmap-able.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import jax
 import jax.numpy as jnp
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["cluster_counts", "prefix_objective", "objective_from_labels"]
 
 
-def cluster_counts(labels, s, n_clusters):
+def cluster_counts(labels: ArrayLike, s: ArrayLike, n_clusters: int) -> tuple[jax.Array, jax.Array]:
     """Per-cluster labeled counts a_k and sizes c_k (float arrays of length ``n_clusters``)."""
     s = jnp.asarray(s)
     dtype = jnp.result_type(float)
@@ -30,7 +35,7 @@ def cluster_counts(labels, s, n_clusters):
     return a, c
 
 
-def prefix_objective(a, c, n_labeled=None):
+def prefix_objective(a: ArrayLike, c: ArrayLike, n_labeled: ArrayLike | None = None) -> jax.Array:
     """Eq. (5) by Prop. 4.1: max over prefixes of the clusters sorted by labeled ratio of A^2 / (|D_L| C).
 
     ``a``, ``c``: labeled counts and sizes per cluster (length K; trailing batch axes are not supported, use
@@ -52,7 +57,7 @@ def prefix_objective(a, c, n_labeled=None):
     return jnp.max(vals)
 
 
-def objective_from_labels(labels, s, n_clusters):
+def objective_from_labels(labels: ArrayLike, s: ArrayLike, n_clusters: int) -> jax.Array:
     """f(phi) of eq. (5) for hard cluster labels of every row and PU labels ``s`` (1 = in D_L)."""
     a, c = cluster_counts(labels, s, n_clusters)
     return prefix_objective(a, c, jnp.sum(jnp.asarray(s).astype(a.dtype)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -26,6 +27,9 @@ from pujax.validation import as_key, check_in, check_int, validate_fit_data
 from .gmm import COVARIANCE_TYPES
 from .igo import DEFAULT_CACHE_SIZE, SearchConfig, igo_init, igo_run, max_selectable
 from .mi import discretize, pairwise_mi
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["FSCPU", "VARIANTS"]
 
@@ -51,7 +55,7 @@ def _check_float(value, name, low=None, high=None, low_open=True, high_open=True
     return v
 
 
-def minmax_scale(X):
+def minmax_scale(X: ArrayLike) -> np.ndarray:
     """Min-max normalise every column to [0, 1] (constant columns become 0), as the paper's preprocessing."""
     X = np.asarray(X, dtype=np.float64)
     lo, hi = X.min(axis=0), X.max(axis=0)
@@ -311,7 +315,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         return (batching, n_clusters, n_iter, max_em_iter, km_iter, lam, n_searches, mi_bins, cache_size, tol, reg,
                 eta, eps)
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> FSCPU:
         """Search the feature mask on PU data ``X`` (n, d) with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).
         """
         X, s, _ = validate_fit_data(self, X, y, set_classes=False)

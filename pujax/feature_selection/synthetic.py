@@ -16,9 +16,14 @@ default). The generator is host-side numpy (it runs once per data set).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import RandomStateLike
 
 __all__ = ["Table1Condition", "TABLE1_CONDITIONS", "make_fscpu_synthetic", "feature_selection_recall"]
 
@@ -54,10 +59,11 @@ def _split_even(n, parts):
     return sizes
 
 
-def make_fscpu_synthetic(cluster_assumption=True, labeled_rate=0.4, n_negative_clusters=8, n_positive_clusters=1,
-                         n_negative=4000, n_positive=500, n_relevant=25, n_uniform=20, n_noisy_copies=5,
-                         mean_range=5.0, cluster_variance=10.0, outlier_variance=25.0, shuffle_features=False,
-                         random_state=None):
+def make_fscpu_synthetic(cluster_assumption: bool = True, labeled_rate: float = 0.4, n_negative_clusters: int = 8,
+                         n_positive_clusters: int = 1, n_negative: int = 4000, n_positive: int = 500,
+                         n_relevant: int = 25, n_uniform: int = 20, n_noisy_copies: int = 5, mean_range: float = 5.0,
+                         cluster_variance: float = 10.0, outlier_variance: float = 25.0, shuffle_features: bool = False,
+                         random_state: RandomStateLike = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Generate one artificial data set of section 5.2.1.
 
     Returns ``(X, y, s, relevant)``: features (n, n_relevant + n_uniform + n_noisy_copies) float64, true labels
@@ -102,7 +108,7 @@ def make_fscpu_synthetic(cluster_assumption=True, labeled_rate=0.4, n_negative_c
     return X, y, s, relevant
 
 
-def feature_selection_recall(selected, relevant):
+def feature_selection_recall(selected: ArrayLike, relevant: ArrayLike) -> float:
     """FSR (eq. 14): number of correctly selected relevant features / number of relevant features.
 
     ``selected`` is a boolean support mask or an index array; ``relevant`` an index array (or boolean mask).

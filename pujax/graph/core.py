@@ -18,9 +18,8 @@ Steps of :func:`hnc_fit`, each a function here:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
 import numpy as np
 
 from pujax.graph.knn import knn_query, knn_search, neighbor_lists
@@ -28,6 +27,15 @@ from pujax.graph.parametric import parametric_min_cut
 from pujax.preprocessing import standardization
 from pujax.preprocessing import standardize as _standardize
 from pujax.progress import progress
+from pujax.validation import host_seed
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import jax
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["HNCModel", "hnc_fit", "hnc_decision", "hnc_predict", "hnc_standardize", "distinct_features",
            "spread_weights", "default_lambdas"]
@@ -275,15 +283,11 @@ def _select_k(per_k, prior, tol):
 
 
 # ------------------------------------------------------------------------------------------------ fit
-def _seed(key) -> int:
-    """The one host seed of a fit (SelectNeg's tie-breaking and the feature-weight model)."""
-    return int(jax.random.randint(key, (), 0, 2**31 - 1))
-
-
-def hnc_fit(key, X, s, prior, *, n_neighbors=(5, 10, 15), sigma=0.75,
-            feature_weights: None | np.ndarray | Callable = None, lambdas=None, ln_size="paper", k_tolerance=0.02,
-            standardize=True, normalize_distance=True, cut_method="bisect", n_lanes=1, devices=None,
-            verbose=False) -> HNCModel:
+def hnc_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, *, n_neighbors: int | Sequence[int] = (5, 10, 15),
+            sigma: float = 0.75, feature_weights: None | np.ndarray | Callable = None, lambdas: ArrayLike | None = None,
+            ln_size: str = "paper", k_tolerance: float = 0.02, standardize: bool = True,
+            normalize_distance: bool = True, cut_method: str = "bisect", n_lanes: int = 1, devices: DevicesLike = None,
+            verbose: bool = False) -> HNCModel:
     """Fit 2-HNC on PU data (rows with ``s == 1`` are L+, the others U); return an :class:`HNCModel`.
 
     ``n_neighbors``: the k values tried (each ``< n``); ``feature_weights``: None (unweighted), an array (H,) or
@@ -296,7 +300,7 @@ def hnc_fit(key, X, s, prior, *, n_neighbors=(5, 10, 15), sigma=0.75,
     n, H = np.shape(X)
     ks = tuple(sorted(set(int(k) for k in np.atleast_1d(n_neighbors))))
     lam = default_lambdas() if lambdas is None else np.asarray(lambdas, np.float64).reshape(-1)
-    seed = _seed(key)
+    seed = host_seed(key)  # the one host seed of a fit (SelectNeg's tie-breaking and the feature-weight model)
     rng = np.random.default_rng(seed)
     mean, scale, Z = hnc_standardize(X, standardize)
     columns, group, rho = _feature_weights(Z, s, prior, seed, feature_weights)
@@ -353,7 +357,7 @@ def hnc_costs(model: HNCModel, X):
     return to_neg, to_pos + model.lam * dx, dx  # HNC+: x in S-bar pays lambda d_x on its source arc
 
 
-def hnc_decision(model: HNCModel, X) -> np.ndarray:
+def hnc_decision(model: HNCModel, X: ArrayLike) -> np.ndarray:
     """Normalised objective change ``(cost(x in S-bar) - cost(x in S)) / ((1 + lambda) d_x)`` in [-1, 1]; > 0:
     the positive side increases the objective less (0 for a point with no similarity to the training rows)."""
     cp, cn, dx = hnc_costs(model, X)
@@ -361,6 +365,6 @@ def hnc_decision(model: HNCModel, X) -> np.ndarray:
     return np.where(dx > 0, (cn - cp) / denom, 0.0)
 
 
-def hnc_predict(model: HNCModel, X) -> np.ndarray:
+def hnc_predict(model: HNCModel, X: ArrayLike) -> np.ndarray:
     """Inductive labels (int64, 1 = positive): the side that changes the objective least; ties go positive."""
     return (hnc_decision(model, X) >= 0).astype(np.int64)

@@ -33,6 +33,7 @@ U and turns it into that fraction.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -41,6 +42,9 @@ from pujax.base import PUClassifierMixin
 from pujax.graph.core import HNC_MODEL_SCHEMA, HNCModel, default_lambdas, hnc_decision, hnc_fit
 from pujax.persistence import register_estimator, register_model
 from pujax.validation import as_key, check_in
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["TwoHNC", "default_lambdas", "puet_feature_weights"]
 
@@ -278,7 +282,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         return rho
 
     # ------------------------------------------------------------------ fit / predict
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> TwoHNC:
         """Fit on PU data: ``X`` (n, H), ``y`` PU labels (1 = labeled positive, 0 = unlabeled). Returns self."""
         lam, tol, n_lanes = self._check_params()
         X, s, _, prior = self._validate_fit(X, y)
@@ -307,18 +311,18 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         """Fit and return the transductive labels (one per row of X, in ``classes_``; labeled rows are positive)."""
         return self._to_classes(self.fit(X, y).model_.labels)
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Normalised objective change ``(cost(x in S-bar) - cost(x in S)) / ((1 + lambda) d_x)`` in [-1, 1];
         > 0 means that placing x on the positive side increases the objective less."""
         X = self._validate_predict(X)
         return hnc_decision(self.model_, X)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Inductive labels of unseen points: the side of the selected partition that changes the objective least
         (§1; x connected to its k nearest training points; ties go to the positive side)."""
         return self._to_classes(self.decision_function(X) >= 0)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """``[1 - p, p]`` with ``p = (1 + decision_function) / 2`` (a score in [0, 1], not calibrated)."""
         p = np.clip((1.0 + self.decision_function(X)) / 2.0, 0.0, 1.0)
         return np.stack([1.0 - p, p], axis=1)

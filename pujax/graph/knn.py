@@ -14,7 +14,7 @@ weight 0.
 from __future__ import annotations
 
 from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -24,6 +24,11 @@ from jax.sharding import PartitionSpec
 
 from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["knn_search", "knn_query", "NeighborGraph", "neighbor_lists", "knn_graph", "gaussian_weights"]
 
@@ -87,7 +92,8 @@ def _knn_padded(Q, q_index, X, k, devices):
     return np.asarray(idx).reshape(B * T, k)[:m], np.asarray(d2).reshape(B * T, k)[:m]
 
 
-def knn_search(X, n_neighbors: int, feature_weights=None, tile_size: int | None = None, devices=None):
+def knn_search(X: ArrayLike, n_neighbors: int, feature_weights: ArrayLike | None = None, tile_size: int | None = None,
+               devices: DevicesLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Exact k nearest neighbours of every row of ``X`` among the other rows (weighted Euclidean distance).
 
     Parameters
@@ -159,7 +165,8 @@ class NeighborGraph(NamedTuple):
         return np.asarray(self.weight, dtype=np.float64).sum(axis=1)
 
 
-def neighbor_lists(i, j, w, n_nodes: int, min_width: int = 1, merge: str = "sum") -> NeighborGraph:
+def neighbor_lists(i: ArrayLike, j: ArrayLike, w: ArrayLike, n_nodes: int, min_width: int = 1,
+                   merge: str = "sum") -> NeighborGraph:
     """Padded neighbour lists of the undirected graph with edges ``(i[e], j[e])`` of weight ``w[e]`` (host code).
 
     Self-loops are dropped (they never cross a cut). Parallel edges between the same pair are merged by ``merge``
@@ -212,7 +219,8 @@ def neighbor_lists(i, j, w, n_nodes: int, min_width: int = 1, merge: str = "sum"
     return NeighborGraph(nbr, weight, rev, deg.astype(np.int32), ea.astype(np.int32), eb.astype(np.int32), wu)
 
 
-def knn_graph(X, n_neighbors: int, sigma: float, feature_weights=None, tile_size: int | None = None) -> NeighborGraph:
+def knn_graph(X: ArrayLike, n_neighbors: int, sigma: float, feature_weights: ArrayLike | None = None,
+              tile_size: int | None = None) -> NeighborGraph:
     """Symmetric kNN graph with Gaussian similarities (2-HNC §4.2.3, §5.3): edge [i, j] iff i in kNN(j) or
     j in kNN(i), weight ``exp(-d_ij^2 / (2 sigma^2))`` with the (feature-weighted) Euclidean distance."""
     if not (np.isfinite(sigma) and sigma > 0):

@@ -30,12 +30,15 @@ All functions are pure and jit-able; integer dtypes (int32, or int64 under ``jax
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "FlowState",
@@ -318,7 +321,8 @@ def cold_state(cap, source_cap, sink_cap) -> FlowState:
     return FlowState(cap, sink_cap, source_cap, jnp.zeros((rows,), jnp.int32))
 
 
-def min_cut(nbr, rev, cap, source_cap, sink_cap, rounds_per_relabel: int = 8):
+def min_cut(nbr: ArrayLike, rev: ArrayLike, cap: ArrayLike, source_cap: ArrayLike, sink_cap: ArrayLike,
+            rounds_per_relabel: int = 8) -> tuple[jax.Array, jax.Array]:
     """Maximal minimum-cut source set and flow value of one network with integer capacities (jit-able).
 
     ``nbr, rev, cap``: padded neighbour list ``[n, K]`` (as built by :func:`pujax.graph.knn.neighbor_lists`, with

@@ -44,7 +44,7 @@ parallel by ``vmap`` (each chunk cold-starts once and is warm-started within).
 from __future__ import annotations
 
 from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -55,6 +55,11 @@ from jax.sharding import PartitionSpec
 from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
 from pujax.graph.knn import neighbor_lists
 from pujax.graph.maxflow import FlowState, cold_state, discharge, pad_graph
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["parametric_min_cut", "ParametricCut", "choose_scale", "integer_capacities"]
 
@@ -348,9 +353,11 @@ def _sets_from_order(sides, order, L, n):
     return source_sets, first_change
 
 
-def parametric_min_cut(i, j, w, source_cap, sink_cap, lambdas, *, n_nodes=None, scale=None, n_lanes=1,
-                       rounds_per_relabel=8, warm_start=True, method="bisect",
-                       min_nodes=0, min_width=8, devices=None) -> ParametricCut:
+def parametric_min_cut(i: ArrayLike, j: ArrayLike, w: ArrayLike, source_cap: tuple[ArrayLike, ArrayLike] | ArrayLike,
+                       sink_cap: tuple[ArrayLike, ArrayLike] | ArrayLike, lambdas: ArrayLike, *,
+                       n_nodes: int | None = None, scale: float | None = None, n_lanes: int = 1,
+                       rounds_per_relabel: int = 8, warm_start: bool = True, method: str = "bisect", min_nodes: int = 0,
+                       min_width: int = 8, devices: DevicesLike = None) -> ParametricCut:
     """Maximal minimum-cut source sets for capacities affine in lambda, over a sorted list of lambdas.
 
     Parameters

@@ -3,10 +3,15 @@ row subsets drawn with a numpy random state, and the ``predict_proba`` / ``decis
 estimators that score rows by a positive-class probability."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import has_fit_parameter
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["PositiveProbaMixin", "as_float64", "default_logistic", "check_base", "fit_base", "positive_proba",
            "stratified_hold_out"]
@@ -82,7 +87,7 @@ class PositiveProbaMixin:
     def _positive_proba(self, X) -> np.ndarray:
         return positive_proba(self.estimator_, X)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of shape ``(n_samples, 2)``; column 1 is ``p(y = 1 | x)``.
 
         Parameters
@@ -96,7 +101,7 @@ class PositiveProbaMixin:
         p = self._positive_proba(self._validate_predict(X))
         return np.stack([1.0 - p, p], axis=1)
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """``predict_proba(X)[:, 1] - 0.5``: positive where the positive class is the more probable.
 
         Parameters

@@ -11,6 +11,7 @@ seeds of the bags are drawn before the split into chunks, so the model does not 
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -23,6 +24,9 @@ from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base mo
 from pujax.meta._common import PositiveProbaMixin, as_float64, check_base, fit_base, positive_proba
 from pujax.persistence import register_estimator
 from pujax.validation import check_bool, check_float, check_int
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["PUBaggingClassifier", "bag_sizes", "draw_bag"]
 
@@ -154,7 +158,7 @@ class PUBaggingClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
         if self.estimator is not None:
             check_base(self.estimator, proba=False)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PUBaggingClassifier:
         """Fit ``n_estimators`` base models of labeled positives vs a resample of the unlabeled rows.
 
         Parameters

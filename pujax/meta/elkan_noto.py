@@ -15,6 +15,8 @@ The weighted variant (§4) duplicates each unlabeled row: as a positive with wei
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
@@ -30,14 +32,19 @@ from pujax.meta._common import (
     stratified_hold_out,
 )
 from pujax.persistence import register_estimator
+from pujax.prior._common import prior_from_label_frequency
 from pujax.validation import check_bool, check_float, check_in
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["ElkanNotoClassifier", "estimate_label_frequency", "elkan_noto_weights"]
 
 C_ESTIMATORS = ("e1", "e2", "e3")
 
 
-def estimate_label_frequency(g, s01, method: str = "e1", sample_weight=None) -> float:
+def estimate_label_frequency(g: ArrayLike, s01: ArrayLike, method: str = "e1",
+                             sample_weight: ArrayLike | None = None) -> float:
     """Label frequency ``c`` from scores ``g(x) = p(s=1|x)`` on a held-out set with PU labels ``s01`` (e1/e2/e3 of
     Elkan & Noto 2008, §3), optionally weighted by ``sample_weight``; clipped to ``[1e-6, 1]``."""
     check_in(method, "c_estimator", C_ESTIMATORS)
@@ -53,7 +60,7 @@ def estimate_label_frequency(g, s01, method: str = "e1", sample_weight=None) -> 
     return float(np.clip(c, 1e-6, 1.0))
 
 
-def elkan_noto_weights(g, c: float) -> np.ndarray:
+def elkan_noto_weights(g: ArrayLike, c: float) -> np.ndarray:
     """Weight ``w(x) = (1 - c) / c * g / (1 - g)`` of an unlabeled row as a positive (§4), clipped to [0, 1]."""
     g = np.clip(np.asarray(g, dtype=np.float64), 0.0, 1.0 - 1e-12)
     return np.clip((1.0 - c) / c * g / (1.0 - g), 0.0, 1.0)
@@ -130,7 +137,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
         if self.estimator is not None:
             check_base(self.estimator)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> ElkanNotoClassifier:
         """Fit ``g`` on labeled vs unlabeled rows, estimate ``c`` on the held-out rows (and fit the weighted model).
 
         Parameters
@@ -155,7 +162,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
         self.estimator_, self.c_ = g, c
         n_l = float(np.sum(s == 1) if w is None else np.sum(w[s == 1]))
         n_u = float(np.sum(s == 0) if w is None else np.sum(w[s == 0]))
-        self.prior_ = float(np.clip(n_l * (1.0 - c) / (c * n_u), 0.0, 1.0))
+        self.prior_ = float(np.clip(prior_from_label_frequency(c, n_l, n_u), 0.0, 1.0))
         self.weighted_estimator_ = self._fit_weighted(base, X, s, w, g, c) if self.weighted else None
         return self
 

@@ -17,7 +17,7 @@ with one degree of freedom per propensity feature) and warns when SCAR is implau
 from __future__ import annotations
 
 import warnings
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy.stats import chi2
@@ -29,6 +29,12 @@ from pujax.meta._common import PositiveProbaMixin, check_base, default_logistic,
 from pujax.meta.elkan_noto import elkan_noto_weights, estimate_label_frequency
 from pujax.persistence import register_estimator
 from pujax.validation import check_float, check_int, check_pu_labels, check_X
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["SAREMClassifier", "sar_em", "inverse_propensity_weights", "scar_check", "SCARCheck", "SCARWarning"]
 
@@ -76,8 +82,10 @@ def _log_likelihood(f, e, s, w):
     return float(np.sum(w * np.where(s == 1, np.log(fe), np.log1p(-fe))))
 
 
-def sar_em(X, s, *, propensity_features=None, estimator=None, propensity_estimator=None, max_iter=100, tol=1e-5,
-           sample_weight=None):
+def sar_em(X: ArrayLike, s: ArrayLike, *, propensity_features: Sequence[int] | None = None,
+           estimator: BaseEstimator | None = None, propensity_estimator: BaseEstimator | None = None,
+           max_iter: int = 100, tol: float = 1e-5,
+           sample_weight: ArrayLike | None = None) -> tuple[Any, Any, int, float]:
     """SAR-EM on validated data. ``propensity_features=[]`` fits a constant propensity (SCAR EM).
 
     Returns ``(f_model, e_model, n_iter, log_likelihood)``; ``e_model`` is a fitted classifier on
@@ -103,7 +111,7 @@ def sar_em(X, s, *, propensity_features=None, estimator=None, propensity_estimat
     return f_model, e_model, n_iter, ll
 
 
-def inverse_propensity_weights(propensity, s, min_propensity: float = 0.05) -> np.ndarray:
+def inverse_propensity_weights(propensity: ArrayLike, s: ArrayLike, min_propensity: float = 0.05) -> np.ndarray:
     """``sample_weight`` for SAR-aware fitting: ``1 / max(e(x), min_propensity)`` on labeled rows, 1 elsewhere."""
     s = check_pu_labels(s, require_both=False)
     e = np.asarray(propensity, np.float64).reshape(-1)
@@ -121,8 +129,8 @@ class SCARCheck(NamedTuple):
     scar_plausible: bool
 
 
-def scar_check(X, s, *, propensity_features=None, alpha: float = 0.01, max_iter: int = 100,
-               warn: bool = True) -> SCARCheck:
+def scar_check(X: ArrayLike, s: ArrayLike, *, propensity_features: Sequence[int] | None = None, alpha: float = 0.01,
+               max_iter: int = 100, warn: bool = True) -> SCARCheck:
     """Test SCAR against SAR: do the labeled positives look unlike the positive part of the unlabeled rows?
 
     Fits SAR-EM with a logistic propensity on ``propensity_features`` (default: every column) and EM with a
@@ -226,7 +234,7 @@ class SAREMClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
                 raise ValueError(f"propensity_features={self.propensity_features!r} must be a list of column "
                                  f"indices (or None for every column).")
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> SAREMClassifier:
         """Fit ``f`` and ``e`` by EM on PU labels ``y`` (the greater value marks labeled positives).
 
         Parameters

@@ -22,6 +22,8 @@ than 8% of the labeled positives as negative, in which case the first is kept (t
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
@@ -32,6 +34,9 @@ from pujax.meta._common import PositiveProbaMixin, check_base, default_logistic,
 from pujax.persistence import register_estimator
 from pujax.validation import check_float, check_in, check_int
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["TwoStepClassifier", "spy_negatives", "rocchio_negatives", "threshold_negatives"]
 
 NEGATIVES = ("spy", "rocchio", "threshold")
@@ -41,7 +46,8 @@ def _sub(w, rows):
     return None if w is None else w[rows]
 
 
-def spy_negatives(base, X, s, w, rng, spy_ratio: float = 0.15, noise_level: float = 0.15) -> np.ndarray:
+def spy_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike, rng: np.random.RandomState,
+                  spy_ratio: float = 0.15, noise_level: float = 0.15) -> np.ndarray:
     """Indices of the reliable negatives of the spy technique (Liu et al. 2002, §4.1)."""
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     if P.size < 2:
@@ -57,7 +63,8 @@ def spy_negatives(base, X, s, w, rng, spy_ratio: float = 0.15, noise_level: floa
     return rn if rn.size else U[[np.argmin(scores)]]
 
 
-def threshold_negatives(base, X, s, w, noise_level: float = 0.15) -> np.ndarray:
+def threshold_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike,
+                        noise_level: float = 0.15) -> np.ndarray:
     """Unlabeled rows scored below the ``noise_level`` quantile of the labeled positives' scores (P vs U model)."""
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     model = fit_base(base, X, s, w)
@@ -67,7 +74,7 @@ def threshold_negatives(base, X, s, w, noise_level: float = 0.15) -> np.ndarray:
     return rn if rn.size else U[[np.argmin(scores)]]
 
 
-def rocchio_negatives(X, s, alpha: float = 16.0, beta: float = 4.0) -> np.ndarray:
+def rocchio_negatives(X: ArrayLike, s: ArrayLike, alpha: float = 16.0, beta: float = 4.0) -> np.ndarray:
     """Unlabeled rows closer (cosine) to the negative Rocchio prototype than to the positive one (Liu et al. 2003)."""
     Z = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
     Z = Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
@@ -156,7 +163,7 @@ class TwoStepClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
             return rocchio_negatives(X, s)
         return threshold_negatives(base, X, s, w, self.noise_level)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> TwoStepClassifier:
         """Find reliable negatives, then fit positives vs reliable negatives (``iterate`` more rounds).
 
         Parameters

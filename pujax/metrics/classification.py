@@ -9,6 +9,7 @@ one-class ROC AUC). Under ``jax.jit`` / ``jax.vmap`` the checks and warnings are
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -16,6 +17,9 @@ import numpy as np
 
 from pujax.compilation import bucket_size, pad_rows
 from pujax.metrics._checks import UndefinedMetricWarning, check_pair, check_weights, is_traced
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["accuracy", "balanced_accuracy", "precision", "recall", "f1_score", "roc_auc", "average_precision",
            "confusion_counts"]
@@ -59,7 +63,8 @@ def _masked(a, b, host: bool, sample_weight=None, checked: bool = False):
     return a, b, w
 
 
-def confusion_counts(y_true, y_pred, *, sample_weight=None):
+def confusion_counts(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = None) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """Return the confusion counts ``(tp, fp, tn, fn)`` of binary labels as float32 scalars.
 
     Parameters
@@ -89,7 +94,7 @@ def _counts(y_true, y_pred, w):
     return jnp.sum(w * t * p), jnp.sum(w * (1 - t) * p), jnp.sum(w * (1 - t) * (1 - p)), jnp.sum(w * t * (1 - p))
 
 
-def accuracy(y_true, y_pred, *, sample_weight=None):
+def accuracy(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     """Fraction of correct predictions (scikit-learn's ``accuracy_score``).
 
     Parameters
@@ -117,7 +122,7 @@ def _accuracy(t, p, w):
     return _div(jnp.sum(w * (_labels(t) == _labels(p))), jnp.sum(w))
 
 
-def precision(y_true, y_pred, *, sample_weight=None):
+def precision(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     """``tp / (tp + fp)``; 0 with an ``UndefinedMetricWarning`` when nothing is predicted positive.
 
     Parameters
@@ -143,7 +148,7 @@ def precision(y_true, y_pred, *, sample_weight=None):
     return _div(tp, tp + fp)
 
 
-def recall(y_true, y_pred, *, sample_weight=None):
+def recall(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     """``tp / (tp + fn)``; 0 with an ``UndefinedMetricWarning`` when ``y_true`` has no positive.
 
     Parameters
@@ -169,7 +174,7 @@ def recall(y_true, y_pred, *, sample_weight=None):
     return _div(tp, tp + fn)
 
 
-def f1_score(y_true, y_pred, *, sample_weight=None):
+def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     """``2 tp / (2 tp + fp + fn)``; 0 with an ``UndefinedMetricWarning`` when there is no true nor predicted
     positive.
 
@@ -196,7 +201,7 @@ def f1_score(y_true, y_pred, *, sample_weight=None):
     return _div(2 * tp, 2 * tp + fp + fn)
 
 
-def balanced_accuracy(y_true, y_pred, *, sample_weight=None):
+def balanced_accuracy(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     """Mean of the recalls of both classes (scikit-learn's ``balanced_accuracy_score``).
 
     A class absent from ``y_true`` is left out of the mean (with scikit-learn's warning when ``y_pred`` holds it).
@@ -252,7 +257,7 @@ def _mann_whitney(scores, a, b):
     return _div(jnp.sum(a * (below + 0.5 * tied)), n_a * n_b)
 
 
-def roc_auc(y_true, y_score, *, sample_weight=None):
+def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Area under the ROC curve: ``P(score of a positive > score of a negative) + 1/2 P(tie)``.
 
     Exact Mann-Whitney count in O(n log n) (scikit-learn's ``roc_auc_score``, binary case). With one class in
@@ -293,7 +298,7 @@ def _roc_auc(t, x, w):
     return jnp.where((jnp.sum(pos) > 0) & (jnp.sum(neg) > 0), auc, jnp.nan)
 
 
-def average_precision(y_true, y_score, *, sample_weight=None):
+def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Area under the precision-recall curve as scikit-learn's ``average_precision_score``.
 
     ``AP = sum_k (R_k - R_{k-1}) P_k`` over distinct thresholds: the mean, over positives, of the precision at

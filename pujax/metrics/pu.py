@@ -50,6 +50,8 @@ References
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import jax
 import jax.numpy as jnp
 
@@ -64,6 +66,9 @@ from pujax.metrics._checks import (
 )
 from pujax.metrics.classification import _div, _labels, _mann_whitney, _masked
 from pujax.risk import upu_risk
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["lee_liu_score", "pu_score", "pu_zero_one_risk", "pu_recall", "pu_precision", "pu_f1_score",
            "pu_accuracy", "pu_balanced_accuracy", "pu_roc_auc", "pu_lift_auc"]
@@ -103,7 +108,7 @@ def _args(s, y_pred, prior, scenario, sample_weight):
     return s, y_pred, w, check_metric_prior(prior), check_scenario(scenario)
 
 
-def lee_liu_score(s, y_pred, *, sample_weight=None):
+def lee_liu_score(s: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Lee & Liu (2003) PU model-selection score ``recall^2 / P(y_hat = 1)`` (RESVM paper eq. (7)).
 
     ``recall`` is measured on the labeled positives (P1) and ``P(y_hat = 1)`` on all rows; in expectation it is
@@ -140,7 +145,8 @@ def lee_liu_score(s, y_pred, *, sample_weight=None):
 pu_score = lee_liu_score
 
 
-def pu_zero_one_risk(s, y_pred, prior, *, sample_weight=None):
+def pu_zero_one_risk(s: ArrayLike, y_pred: ArrayLike, prior: float, *,
+                     sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Unbiased PU estimate of the 0-1 risk from labeled positives and unlabeled rows only.
 
     ``pi P_L(y_hat = 0) + P_U(y_hat = 1) - pi P_L(y_hat = 1)``: the uPU risk (:func:`pujax.risk.upu_risk`) with
@@ -181,7 +187,7 @@ def _zero_one(s, y_pred, w, prior):
     return upu_risk(margin, _labels(s), prior, loss="zero_one", weights=w)
 
 
-def pu_recall(s, y_pred, *, sample_weight=None):
+def pu_recall(s: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Recall (true-positive rate) estimated on the labeled positives, (P1): unbiased under SCAR.
 
     Parameters
@@ -209,7 +215,8 @@ def pu_recall(s, y_pred, *, sample_weight=None):
     return _rates(*_pu_checked(s, y_pred, sample_weight=sample_weight))[0]
 
 
-def pu_precision(s, y_pred, prior, *, scenario: str = "case-control", sample_weight=None):
+def pu_precision(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str = "case-control",
+                 sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Prior-corrected precision ``pi R / q`` (P2); 0 when nothing is predicted positive.
 
     Parameters
@@ -245,7 +252,8 @@ def pu_precision(s, y_pred, prior, *, scenario: str = "case-control", sample_wei
     return jnp.clip(_div(pi * rec, q), 0.0, 1.0)
 
 
-def pu_f1_score(s, y_pred, prior, *, scenario: str = "case-control", sample_weight=None):
+def pu_f1_score(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str = "case-control",
+                sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Prior-corrected F1 ``2 pi R / (pi + q)`` (P3).
 
     A predictor that calls everything positive gets ``2 pi / (pi + 1)``, its F1 on true labels (it does not fool
@@ -284,7 +292,8 @@ def pu_f1_score(s, y_pred, prior, *, scenario: str = "case-control", sample_weig
     return jnp.clip(_div(2.0 * pi * rec, pi + q), 0.0, 1.0)
 
 
-def pu_accuracy(s, y_pred, prior, *, scenario: str = "case-control", sample_weight=None):
+def pu_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str = "case-control",
+                sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Prior-corrected accuracy ``1 - pi - q + 2 pi R`` (P4).
 
     In the case-control scenario this is ``1 - pu_zero_one_risk(s, y_pred, prior)`` (before clipping).
@@ -322,7 +331,8 @@ def pu_accuracy(s, y_pred, prior, *, scenario: str = "case-control", sample_weig
     return jnp.clip(1.0 - pi - q + 2.0 * pi * rec, 0.0, 1.0)
 
 
-def pu_balanced_accuracy(s, y_pred, prior, *, scenario: str = "case-control", sample_weight=None):
+def pu_balanced_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str = "case-control",
+                         sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Prior-corrected balanced accuracy ``(R + 1 - FPR) / 2`` with ``FPR = (q - pi R) / (1 - pi)`` (P5).
 
     Parameters
@@ -360,7 +370,7 @@ def pu_balanced_accuracy(s, y_pred, prior, *, scenario: str = "case-control", sa
     return jnp.clip(0.5 * (rec + 1.0 - fpr), 0.0, 1.0)
 
 
-def pu_roc_auc(s, y_score, prior, *, sample_weight=None):
+def pu_roc_auc(s: ArrayLike, y_score: ArrayLike, prior: float, *, sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Prior-corrected ROC AUC ``(AUC_LU - alpha/2) / (1 - alpha)`` (P7).
 
     ``AUC_LU`` is the ROC AUC of the scores for "labeled versus unlabeled"; the unlabeled rows are a mixture with
@@ -405,7 +415,8 @@ def _corrected_auc(s, x, w, prior):
     return jnp.clip((auc_lu - 0.5 * prior) / (1.0 - prior), 0.0, 1.0)
 
 
-def pu_lift_auc(s, y_score, *, scenario: str = "case-control", sample_weight=None):
+def pu_lift_auc(s: ArrayLike, y_score: ArrayLike, *, scenario: str = "case-control",
+                sample_weight: ArrayLike | None = None) -> jax.Array:
     r"""Area under the lift curve (AUL) from PU data (P6); no prior needed.
 
     The lift curve plots the true-positive rate (measured on the labeled positives, P1) against the fraction of

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 from pujax.metrics._checks import (
     DegeneratePredictorWarning,
@@ -23,11 +24,15 @@ from pujax.metrics.pu import (
 )
 from pujax.validation import check_int
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["pu_classification_report"]
 
 
-def pu_classification_report(s, y_pred, prior=None, *, y_score=None, scenario: str = "case-control",
-                             output_dict: bool = False, digits: int = 3):
+def pu_classification_report(s: ArrayLike, y_pred: ArrayLike, prior: float | None = None, *,
+                             y_score: ArrayLike | None = None, scenario: str = "case-control",
+                             output_dict: bool = False, digits: int = 3) -> str | dict:
     r"""Report the PU metrics of a predictor (and of a scorer) estimated from PU labels alone.
 
     Always: the recall on the labeled positives, the predicted-positive rates, the Lee-Liu score and, with

@@ -6,6 +6,7 @@ The ``y`` that ``GridSearchCV`` / ``cross_val_score`` pass to the scorer is the 
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,10 @@ from pujax.metrics.pu import (
 )
 from pujax.risk import get_loss, nnpu_risk, upu_risk
 from pujax.validation import check_binary_labels, check_in, check_prior, check_pu_labels
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
 
 __all__ = ["PU_SCORERS", "PUScorer", "make_pu_scorer"]
 
@@ -104,7 +109,8 @@ class PUScorer:
             f"pass make_pu_scorer({self.metric!r}, prior=...), or score an estimator that exposes a fitted "
             f"prior_ (e.g. a pujax estimator with prior='auto'); {type(final).__name__} has no prior_.")
 
-    def __call__(self, estimator, X, y, sample_weight=None) -> float:
+    def __call__(self, estimator: BaseEstimator, X: ArrayLike, y: ArrayLike,
+                 sample_weight: ArrayLike | None = None) -> float:
         response, needs_prior, with_scenario = PU_SCORERS[self.metric]
         prior = self._prior(estimator) if needs_prior else None
         if response == "predict":
@@ -125,7 +131,8 @@ class PUScorer:
         return float(_FUNCS[self.metric](s01, second, *args, **kwargs))
 
 
-def make_pu_scorer(metric: str, prior=None, *, scenario: str = "case-control", loss: str = "sigmoid") -> PUScorer:
+def make_pu_scorer(metric: str, prior: float | None = None, *, scenario: str = "case-control",
+                   loss: str = "sigmoid") -> PUScorer:
     r"""Build a scikit-learn scorer of a PU metric for ``GridSearchCV(scoring=...)`` / ``cross_val_score``.
 
     The scorer is called as ``scorer(estimator, X, s, sample_weight=None)`` with the PU labels ``s`` and returns

@@ -1,6 +1,8 @@
 """scikit-learn estimator for the nnPU / uPU / PN neural baselines (Kiryo et al. 2017; DESIGN §3.3)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import jax
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -12,6 +14,9 @@ from pujax.persistence import register_estimator
 from pujax.preprocessing import standardization, standardize
 from pujax.progress import progress
 from pujax.validation import as_key, check_bool, check_in, check_int, check_pu_labels, check_X
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["NNPUClassifier"]
 
@@ -171,7 +176,7 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
     def _needs_prior(self):
         return self.risk != "pn"
 
-    def fit(self, X, y, eval_set=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, eval_set: tuple[ArrayLike, ArrayLike] | None = None) -> NNPUClassifier:
         """Fit on features ``X`` and PU labels ``y`` (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} too).
 
         ``eval_set=(X_test, y_test)`` (true labels) records the per-epoch test error in ``history_``.
@@ -238,15 +243,15 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         Xb, n = rows_in_bucket(X)
         return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jax.device_put(Xb)))[:, :n]
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Mean score over seeds; positive means class 1."""
         return self.seed_decision_function(X).mean(axis=0)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """``classes_[1]`` iff the mean score is > 0 (sign of g, as Kiryo et al.)."""
         return self._to_classes(self.decision_function(X) > 0)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """``[1 - sigmoid(g), sigmoid(g)]`` of the mean score g: monotone in g, not a calibrated probability."""
         p1 = 1.0 / (1.0 + np.exp(-np.clip(self.decision_function(X).astype(np.float64), -500, 500)))
         return np.stack([1.0 - p1, p1], axis=1)

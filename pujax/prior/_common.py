@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.validation import as_key
+from pujax.validation import as_key, host_seed
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "PriorEstimate",
@@ -102,7 +106,7 @@ def _check_counts(n_labeled, n_unlabeled):
             raise ValueError(f"{nm}={v!r} must be > 0 (number of s == 1 / s == 0 rows).")
 
 
-def label_frequency_from_prior(prior, n_labeled, n_unlabeled):
+def label_frequency_from_prior(prior: ArrayLike, n_labeled: ArrayLike, n_unlabeled: ArrayLike) -> ArrayLike:
     """Label frequency ``c = n_l / (n_l + prior * n_u)`` of a PU data set, eq. (C1), valid in both scenarios.
 
     Parameters
@@ -128,7 +132,7 @@ def label_frequency_from_prior(prior, n_labeled, n_unlabeled):
     return n_labeled / (n_labeled + prior * n_unlabeled)
 
 
-def prior_from_label_frequency(label_frequency, n_labeled, n_unlabeled):
+def prior_from_label_frequency(label_frequency: ArrayLike, n_labeled: ArrayLike, n_unlabeled: ArrayLike) -> ArrayLike:
     """Case-control prior of the unlabeled rows from a label frequency: ``n_l (1 - c) / (c n_u)``, eq. (C2).
 
     Parameters
@@ -155,7 +159,7 @@ def prior_from_label_frequency(label_frequency, n_labeled, n_unlabeled):
     return n_labeled * (1.0 - label_frequency) / (label_frequency * n_unlabeled)
 
 
-def censoring_to_case_control(population_prior, label_frequency):
+def censoring_to_case_control(population_prior: ArrayLike, label_frequency: ArrayLike) -> ArrayLike:
     """Censoring scenario: positive fraction of the unlabeled rows, ``pi (1 - c) / (1 - pi c)``, eq. (C4).
 
     Parameters
@@ -182,7 +186,7 @@ def censoring_to_case_control(population_prior, label_frequency):
     return pi * (1.0 - c) / (1.0 - pi * c)
 
 
-def case_control_to_censoring(prior, label_frequency):
+def case_control_to_censoring(prior: ArrayLike, label_frequency: ArrayLike) -> ArrayLike:
     """Censoring scenario: population prior ``pi = theta / (1 - c + theta c)`` from the unlabeled-row prior, eq. (C5).
 
     Parameters
@@ -208,7 +212,7 @@ def case_control_to_censoring(prior, label_frequency):
     return prior / (1.0 - label_frequency + prior * label_frequency)
 
 
-def positive_fraction(prior, n_labeled, n_unlabeled):
+def positive_fraction(prior: ArrayLike, n_labeled: ArrayLike, n_unlabeled: ArrayLike) -> ArrayLike:
     """Expected positive fraction of all rows of ``(X, s)``: ``(n_l + prior n_u) / (n_l + n_u)``.
 
     Parameters
@@ -291,4 +295,4 @@ def seed_from(random_state) -> int:
     key = as_key(random_state)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, (bool, np.bool_)):
         return int(random_state)
-    return int(jax.random.randint(key, (), 0, 2**31 - 1))
+    return host_seed(key)

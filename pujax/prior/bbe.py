@@ -19,6 +19,7 @@ holds no negatives (the paper's top-bin assumption).
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -26,6 +27,9 @@ import numpy as np
 
 from pujax.prior._common import batch_size, bootstrap_counts, bucket
 from pujax.validation import check_float, check_int
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["bbe_estimate", "bbe_bootstrap"]
 
@@ -104,7 +108,8 @@ def _bbe_jit(values, first, is_p, w, delta, gamma):
     return _bbe_core(values, first, is_p, w, delta, gamma)
 
 
-def bbe_estimate(scores_p, scores_u, delta=0.1, gamma=0.01):
+def bbe_estimate(scores_p: ArrayLike, scores_u: ArrayLike, delta: float = 0.1,
+                 gamma: float = 0.01) -> dict[str, jax.Array]:
     """Best Bin Estimation (Garg et al. 2021, Algorithm 1) from held-out P-vs-U classifier scores.
 
     Parameters
@@ -145,7 +150,8 @@ def _bbe_boot_jit(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma
     return jax.lax.map(one, jax.random.split(key, n_bootstrap), batch_size=batch_size)
 
 
-def bbe_bootstrap(key, scores_p, scores_u, n_bootstrap=200, delta=0.1, gamma=0.01):
+def bbe_bootstrap(key: jax.Array, scores_p: ArrayLike, scores_u: ArrayLike, n_bootstrap: int = 200, delta: float = 0.1,
+                  gamma: float = 0.01) -> jax.Array:
     """BBE estimates on ``n_bootstrap`` resamples (P and U resampled separately), vmap-ed over resamples.
 
     Resample ``b`` uses ``jax.random.split(key, n_bootstrap)[b]``; the threshold is re-selected in every resample

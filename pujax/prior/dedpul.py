@@ -24,6 +24,7 @@ program.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -31,6 +32,9 @@ import numpy as np
 
 from pujax.compilation import bucket_size, pad_rows
 from pujax.prior._common import batch_size, row_counts
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["dedpul_estimate"]
 
@@ -138,8 +142,9 @@ def _dedpul_boot(key, y_u, y_p, n_u, n_p, grid, bw_mix, bw_pos, n_eval, k, n_boo
     return jax.lax.map(one, jax.random.split(key, n_bootstrap), batch_size=batch)
 
 
-def dedpul_estimate(g_p, g_u, *, bw_mix: float = 0.05, bw_pos: float = 0.1, max_samples: int = 2000,
-                    random_state: int = 0, key=None, n_bootstrap: int = 0):
+def dedpul_estimate(g_p: ArrayLike, g_u: ArrayLike, *, bw_mix: float = 0.05, bw_pos: float = 0.1,
+                    max_samples: int = 2000, random_state: int = 0, key: jax.Array | None = None,
+                    n_bootstrap: int = 0) -> dict:
     """DEDPUL estimate of the positive fraction of U from held-out probabilities ``g ~ P(s=1|x)``.
 
     Parameters

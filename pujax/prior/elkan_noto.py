@@ -8,6 +8,7 @@ estimate the label frequency :math:`c` (``variant`` picks one, ``"e1"`` by defau
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -15,6 +16,9 @@ import numpy as np
 
 from pujax.prior._common import batch_size, bucket, c_to_prior, pad, row_counts
 from pujax.validation import check_int
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["elkan_noto_estimates", "elkan_noto_bootstrap"]
 
@@ -55,7 +59,7 @@ def _en_point_jit(g, s, n):
     return es, c_to_prior(es, n_l, n_u)
 
 
-def elkan_noto_estimates(g, s):
+def elkan_noto_estimates(g: ArrayLike, s: ArrayLike) -> dict[str, jax.Array]:
     """Elkan & Noto (2008) estimators of the label frequency from held-out probabilities ``g ~ P(s=1|x)``.
 
     Returns ``(c, prior)``: two length-3 arrays with (e1, e2, e3) and the corresponding unlabeled-row priors by
@@ -77,7 +81,7 @@ def _en_boot_jit(key, g, s, n, n_bootstrap, batch_size):
     return jax.lax.map(one, jax.random.split(key, n_bootstrap), batch_size=batch_size)
 
 
-def elkan_noto_bootstrap(key, g, s, n_bootstrap=200):
+def elkan_noto_bootstrap(key: jax.Array, g: ArrayLike, s: ArrayLike, n_bootstrap: int = 200) -> dict[str, jax.Array]:
     """Priors (columns e1, e2, e3) on ``n_bootstrap`` row resamples of held-out ``(g, s)``, vmap-ed."""
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap")
     g, s, n = _prep_en(g, s)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -11,6 +12,14 @@ from pujax.prior._common import PRIOR_EPS, PriorEstimate, label_frequency_from_p
 from pujax.prior._registry import Context
 from pujax.prior._scores import classifier_name, cross_fit_scores
 from pujax.validation import check_float, check_in, check_int, check_X_s
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+
+    from pujax._typing import RandomStateLike
 
 __all__ = ["estimate_prior", "METHODS"]
 
@@ -50,8 +59,9 @@ def _method_options(method, kwargs):
     return opts, interval
 
 
-def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: int | None = None,
-                   confidence: float = 0.95, random_state=None, **method_kwargs) -> PriorEstimate:
+def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifier: BaseEstimator | None = None,
+                   n_bootstrap: int | None = None, confidence: float = 0.95, random_state: RandomStateLike = None,
+                   **method_kwargs: Any) -> PriorEstimate:
     """Estimate the case-control class prior of the unlabeled rows of ``(X, s)``.
 
     Returns the positive fraction of the population the ``s == 0`` rows are drawn from: the ``prior`` a pujax
@@ -123,9 +133,7 @@ def estimate_prior(X, s, method: str = "bbe", *, classifier=None, n_bootstrap: i
     X, s = check_X_s(X, s)
     check_in(method, "method", METHODS)
     opts, interval = _method_options(method, method_kwargs)
-    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=2, allow_none=True)
-    if n_bootstrap is None:
-        n_bootstrap = _REGISTRY[method].default_bootstrap
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=2, allow_none=True) or _REGISTRY[method].default_bootstrap
     confidence = check_float(confidence, "confidence", 0.0, 1.0)
     if classifier is not None and not hasattr(classifier, "fit"):
         raise TypeError(f"classifier must be a scikit-learn classifier with fit(); got {type(classifier).__name__}.")

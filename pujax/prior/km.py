@@ -32,10 +32,14 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["km_estimate"]
 
@@ -154,8 +158,8 @@ def n_rounds_for(n_grid: int) -> int:
     return max(1, math.ceil(math.log((_LAMBDA_MAX - 1.0) / _EPSILON) / math.log(n_grid + 1) - 1e-9))
 
 
-def km_estimate(X_mixture, X_component, *, n_iter: int = 200, n_grid: int = 3, key=None, n_bootstrap: int = 0,
-                variant: str = "km1"):
+def km_estimate(X_mixture: ArrayLike, X_component: ArrayLike, *, n_iter: int = 200, n_grid: int = 3,
+                key: jax.Array | None = None, n_bootstrap: int = 0, variant: str = "km1") -> dict:
     """KM1 and KM2 estimates of the proportion of the component in the mixture (Ramaswamy et al. 2016).
 
     Parameters

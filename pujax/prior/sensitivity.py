@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pujax.validation import check_prior, check_X_s
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+
+    from pujax.prior._common import PriorEstimate
 
 __all__ = ["PriorSensitivity", "prior_sensitivity", "plot_prior_sensitivity"]
 
@@ -43,7 +52,7 @@ class PriorSensitivity:
         return [dict(zip(self.columns, map(float, r)))
                 for r in zip(self.priors, self.scores, self.positive_rate, self.fit_time)]
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """The table as a ``pandas.DataFrame`` (pandas is imported here)."""
         import pandas as pd
 
@@ -65,7 +74,9 @@ def _resolve_scorer(scorer):
                     f"(estimator, X, s) -> float; got {type(scorer).__name__}.")
 
 
-def prior_sensitivity(estimator, X, s, priors, *, scorer="lee_liu", X_eval=None, s_eval=None) -> PriorSensitivity:
+def prior_sensitivity(estimator: BaseEstimator, X: ArrayLike, s: ArrayLike, priors: ArrayLike, *,
+                      scorer: str = "lee_liu", X_eval: ArrayLike | None = None,
+                      s_eval: ArrayLike | None = None) -> PriorSensitivity:
     """Refit ``estimator`` with each prior of ``priors`` and score it without negatives.
 
     Parameters
@@ -130,7 +141,8 @@ def prior_sensitivity(estimator, X, s, priors, *, scorer="lee_liu", X_eval=None,
                             fit_time=np.asarray(times), scorer=name)
 
 
-def plot_prior_sensitivity(table: PriorSensitivity, *, estimate=None, ax=None):
+def plot_prior_sensitivity(table: PriorSensitivity, *, estimate: PriorEstimate | float | None = None,
+                           ax: Any = None) -> Any:
     """Plot a :class:`PriorSensitivity` table: the score and the predicted positive share of U against the prior.
 
     Parameters

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 from functools import partial
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -33,10 +34,17 @@ from pujax.prior._common import (
 from pujax.prior._scores import duplicate_groups, stratified_folds
 from pujax.validation import check_X_s
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import RandomStateLike
+
 __all__ = ["tice_lower_bound", "tice_label_frequency"]
 
 
-def tice_lower_bound(n_labeled, n_total, c_prior, delta, min_size=1):
+def tice_lower_bound(n_labeled: ArrayLike, n_total: int, c_prior: float, delta: float, min_size: int = 1) -> Any:
     """TIcE lower bound on the label frequency from a subset: ``L/T - sqrt(c(1-c)(1-delta)/(delta T))``.
 
     ``n_labeled`` = L labeled rows among ``n_total`` = T rows of the subset, ``c_prior`` the current estimate of c
@@ -143,8 +151,9 @@ def _tice_fold(codes, s, train_idx, est_idx, c_prior, delta, max_splits, min_siz
     return c_best, n_splits, sorted(top, reverse=True)
 
 
-def tice_label_frequency(X, s, n_folds=5, n_iterations=2, max_splits=500, min_size=10, max_bepp=5, delta=None,
-                         random_state=None, keep_top=32):
+def tice_label_frequency(X: ArrayLike, s: ArrayLike, n_folds: int = 5, n_iterations: int = 2, max_splits: int = 500,
+                         min_size: int = 10, max_bepp: int = 5, delta: float | None = None,
+                         random_state: RandomStateLike = None, keep_top: int = 32) -> tuple[float, dict]:
     """TIcE estimate of the label frequency c (Bekker & Davis 2018) on validated ``X``, ``s``.
 
     Returns ``(c, info)`` where ``info`` holds per-iteration fold estimates, the confidence ``delta`` used, the

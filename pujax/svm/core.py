@@ -21,7 +21,7 @@ and applied again at predict time), so results do not depend on the units or off
 from __future__ import annotations
 
 from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -35,6 +35,13 @@ from pujax.svm.kernels import KERNELS, kernel_block, resolve_gamma, standardize,
 from pujax.svm.problems import EnsembleSpec, Problems, bagging_svm_spec, cwsvm_spec, draw_problems, in_bag, resvm_spec
 from pujax.svm.solver import solve_svm
 from pujax.validation import check_in, check_int, check_prior
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["SVMModel", "SolveResult", "vote_fraction", "ensemble_decision", "solve_problems", "svm_fit",
            "resvm_fit", "bagging_svm_fit", "cwsvm_fit", "svm_base_decision", "svm_decision", "svm_proba",
@@ -95,21 +102,21 @@ class SolveResult(NamedTuple):
 
 # ---------------------------------------------------------------------------------------------------- eqs. 4-5
 @jax.jit
-def vote_fraction(psi):
+def vote_fraction(psi: ArrayLike) -> jax.Array:
     """Eq. 4: ``v(x) = (B + sum_k sgn(psi_k(x))) / (2 B)`` for base decision values ``psi`` (n, B)."""
     B = psi.shape[-1]
     return (B + jnp.sum(jnp.sign(psi), axis=-1)) / (2.0 * B)
 
 
 @jax.jit
-def ensemble_decision(psi):
+def ensemble_decision(psi: ArrayLike) -> jax.Array:
     """Eq. 5: ``d = v`` if ``0 < v < 1``; ``sum_k psi_k`` if ``v = 0``; ``1 + sum_k psi_k`` if ``v = 1``."""
     v = vote_fraction(psi)
     total = jnp.sum(psi, axis=-1)
     return jnp.where(v <= 0.0, total, jnp.where(v >= 1.0, 1.0 + total, v))
 
 
-def ensemble_scores(psi, weights=None) -> np.ndarray:
+def ensemble_scores(psi: ArrayLike, weights: ArrayLike | None = None) -> np.ndarray:
     """Eq. 5 on the host (numpy, float64) with optional per-(row, model) weights in {0, 1}: ``v`` is the weighted
     vote fraction and the unanimous tails use the weighted sum rescaled to ``B`` models (out-of-bag scores)."""
     psi = np.asarray(psi, np.float64)
@@ -123,7 +130,7 @@ def ensemble_scores(psi, weights=None) -> np.ndarray:
     return np.where(v <= 0.0, total, np.where(v >= 1.0, 1.0 + total, v))
 
 
-def prior_threshold(scores, prior: float) -> float:
+def prior_threshold(scores: ArrayLike, prior: float) -> float:
     """Threshold ``T`` of eq. 6 such that the share of ``scores > T`` is closest to ``prior``.
 
     ``scores`` are eq. 5 values of the training unlabeled rows (a sample of the marginal in the case-control
@@ -161,8 +168,9 @@ def _block_size(B: int, n_slots: int, n_devices: int) -> int:
     return -(-per_block // n_devices) * n_devices
 
 
-def solve_problems(X, problems: Problems, *, kernel: str = "rbf", gamma=1.0, coef0=0.0, degree: int = 3,
-                   tol: float = 1e-3, max_iter: int = 100_000, devices=None) -> SolveResult:
+def solve_problems(X: ArrayLike, problems: Problems, *, kernel: str = "rbf", gamma: float = 1.0, coef0: float = 0.0,
+                   degree: int = 3, tol: float = 1e-3, max_iter: int = 100_000,
+                   devices: DevicesLike = None) -> SolveResult:
     """Solve every base-model problem (rows ``problems.idx`` of ``X``) with the batched SMO solver.
 
     ``gamma`` and ``coef0`` are scalars or one value per problem (a whole gamma grid is one batch). Problems are
@@ -209,9 +217,10 @@ def make_model(Xs, problems: Problems, sol: SolveResult, stats, *, kernel, gamma
                     np.asarray(sol.n_iter, np.int32), np.asarray(sol.gap, f))
 
 
-def svm_fit(key, X, s, spec: EnsembleSpec, *, kernel: str = "rbf", gamma="scale", coef0: float = 0.0,
-            degree: int = 3, tol: float = 1e-3, max_iter: int = 100_000, prior=None, vote: bool = True,
-            devices=None) -> SVMModel:
+def svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, spec: EnsembleSpec, *, kernel: str = "rbf",
+            gamma: float | str = "scale", coef0: float = 0.0, degree: int = 3, tol: float = 1e-3,
+            max_iter: int = 100_000, prior: float | None = None, vote: bool = True,
+            devices: DevicesLike = None) -> SVMModel:
     """Fit the ensemble ``spec`` on PU data (``s`` = 1 labeled, 0 unlabeled); see the module docstring.
 
     ``prior`` (a float in (0, 1) or None): with a prior, the threshold of eq. 6 is set so that a share ``prior``
@@ -235,8 +244,9 @@ def svm_fit(key, X, s, spec: EnsembleSpec, *, kernel: str = "rbf", gamma="scale"
     return model
 
 
-def resvm_fit(key, X, s, *, n_estimators: int = 50, n_pos="auto", max_samples="auto", C: float = 1.0,
-              w_pos: float = 1.0, prior=None, devices=None, **svm) -> SVMModel:
+def resvm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, *, n_estimators: int = 50, n_pos: int | str = "auto",
+              max_samples: int | float | str = "auto", C: float = 1.0, w_pos: float = 1.0, prior: float | None = None,
+              devices: DevicesLike = None, **svm: Any) -> SVMModel:
     """RESVM (Algorithm 1, eqs. 3-6): see :func:`pujax.svm.problems.resvm_spec` and :func:`svm_fit` (``svm``:
     ``kernel``, ``gamma``, ``coef0``, ``degree``, ``tol``, ``max_iter``)."""
     s = np.asarray(s)
@@ -245,8 +255,9 @@ def resvm_fit(key, X, s, *, n_estimators: int = 50, n_pos="auto", max_samples="a
     return svm_fit(key, X, s, spec, prior=prior, devices=devices, **svm)
 
 
-def bagging_svm_fit(key, X, s, *, n_estimators: int = 50, max_samples="auto", C: float = 1.0, prior=None,
-                    devices=None, **svm) -> SVMModel:
+def bagging_svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, *, n_estimators: int = 50,
+                    max_samples: int | float | str = "auto", C: float = 1.0, prior: float | None = None,
+                    devices: DevicesLike = None, **svm: Any) -> SVMModel:
     """Bagging SVM (eq. 2): see :func:`pujax.svm.problems.bagging_svm_spec` and :func:`svm_fit`."""
     s = np.asarray(s)
     spec = bagging_svm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), n_estimators=n_estimators,
@@ -254,7 +265,8 @@ def bagging_svm_fit(key, X, s, *, n_estimators: int = 50, max_samples="auto", C:
     return svm_fit(key, X, s, spec, prior=prior, devices=devices, **svm)
 
 
-def cwsvm_fit(X, s, *, C_pos: float = 1.0, C_unl: float = 1.0, devices=None, **svm) -> SVMModel:
+def cwsvm_fit(X: ArrayLike, s: ArrayLike, *, C_pos: float = 1.0, C_unl: float = 1.0, devices: DevicesLike = None,
+              **svm: Any) -> SVMModel:
     """Class-weighted SVM (eq. 1): one SVM, P against U; deterministic (no key)."""
     s = np.asarray(s)
     spec = cwsvm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), C_pos=C_pos, C_unl=C_unl)
@@ -291,12 +303,12 @@ def _psi(model: SVMModel, Xs) -> np.ndarray:
     return np.clip(np.nan_to_num(psi, nan=0.0, posinf=big, neginf=-big), -big, big)
 
 
-def svm_base_decision(model: SVMModel, X) -> np.ndarray:
+def svm_base_decision(model: SVMModel, X: ArrayLike) -> np.ndarray:
     """Decision values ``psi_k(x)`` of every base model, shape (n_samples, B) (``X`` in the training units)."""
     return _psi(model, standardize(X, model.x_mean, model.x_scale))
 
 
-def svm_decision(model: SVMModel, X) -> np.ndarray:
+def svm_decision(model: SVMModel, X: ArrayLike) -> np.ndarray:
     """``d(x) - T`` (eq. 5 minus the threshold of eq. 6) for an ensemble, ``psi(x) - T`` for a single SVM;
     ``> 0`` means positive."""
     psi = svm_base_decision(model, X)
@@ -313,7 +325,7 @@ def _vote_scale(e, n_models: int):
                     np.where(e >= 1.0, 1.0 - delta / np.maximum(e, 1.0), mid))
 
 
-def svm_proba(model: SVMModel, X) -> np.ndarray:
+def svm_proba(model: SVMModel, X: ArrayLike) -> np.ndarray:
     """Probability-like score of the positive class, strictly increasing in :func:`svm_decision` and equal to 0.5
     where it is 0. Ensembles: close to the vote fraction (exactly ``delta + (1 - 2 delta) v`` for ``T = 0.5``);
     a single SVM: the logistic function of ``psi - T``. Monotone scores, not calibrated probabilities."""

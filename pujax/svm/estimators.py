@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -37,6 +38,9 @@ from pujax.validation import (
     validate_fit_data,
     validate_predict_data,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["CWSVMClassifier", "BaggingSVMClassifier", "RESVMClassifier"]
 
@@ -86,7 +90,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
                     tol=float(self.tol), max_iter=int(self.max_iter))
 
     # -- fit ------------------------------------------------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> _BaseSVM:
         """Fit all base models on PU data ``X`` with PU labels ``y`` (the greater value marks labeled positives).
 
         Returns
@@ -136,12 +140,12 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
         """Decision values ``psi_k(x)`` of every base model, shape (n_samples, n_estimators)."""
         return svm_base_decision(*self._model_and_X(X))
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Eq. 5 score minus the threshold T of eq. 6 (ensembles) or the SVM decision value (CWSVM); ``> 0`` where
         ``predict`` returns the positive class."""
         return svm_decision(*self._model_and_X(X))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Columns (P(y=0), P(y=1)): a monotone score in [0, 1] ordered like ``decision_function``, 0.5 where it is
         0 (ensembles: close to the vote fraction of eq. 4; CWSVM: logistic of the decision value)."""
         p = svm_proba(*self._model_and_X(X))

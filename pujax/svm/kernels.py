@@ -15,6 +15,7 @@ rows), so kernels and ``gamma="scale"`` do not depend on the units or offsets of
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -22,6 +23,9 @@ import numpy as np
 
 from pujax.preprocessing import standardization
 from pujax.preprocessing import standardize as _standardize
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["KERNELS", "linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "kernel_block",
            "resolve_gamma", "standardize_stats", "standardize", "STANDARD_CLIP"]
@@ -34,13 +38,13 @@ for every kernel; the clip keeps kernel values finite in float32)."""
 
 
 @jax.jit
-def linear_kernel(A, B):
+def linear_kernel(A: ArrayLike, B: ArrayLike) -> jax.Array:
     """Linear kernel matrix ``A @ B.T``."""
     return A @ B.T
 
 
 @jax.jit
-def rbf_kernel(A, B, gamma):
+def rbf_kernel(A: ArrayLike, B: ArrayLike, gamma: float) -> jax.Array:
     """RBF kernel matrix ``exp(-gamma ||a_i - b_j||^2)``; distances are clipped at 0 against round-off."""
     sq_a = jnp.sum(A * A, axis=1)
     sq_b = jnp.sum(B * B, axis=1)
@@ -49,12 +53,13 @@ def rbf_kernel(A, B, gamma):
 
 
 @partial(jax.jit, static_argnames=("degree",))
-def polynomial_kernel(A, B, gamma, coef0, degree):
+def polynomial_kernel(A: ArrayLike, B: ArrayLike, gamma: float, coef0: float, degree: int) -> jax.Array:
     """Polynomial kernel matrix ``(gamma <a, b> + coef0) ** degree`` (``degree`` is static)."""
     return (gamma * (A @ B.T) + coef0) ** degree
 
 
-def kernel_matrix(A, B, kernel: str, gamma=1.0, coef0=0.0, degree: int = 3):
+def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str, gamma: float = 1.0, coef0: float = 0.0,
+                  degree: int = 3) -> jax.Array:
     """Dispatch to the kernel named ``kernel`` (``"linear"``, ``"rbf"`` or ``"poly"``)."""
     A = jnp.asarray(A)
     B = jnp.asarray(B)

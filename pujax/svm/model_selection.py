@@ -9,6 +9,7 @@ solving every (fold, grid point, base model) SVM of one kernel setting in one ba
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import jax
 import numpy as np
@@ -24,6 +25,12 @@ from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMCla
 from pujax.svm.kernels import KERNELS, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import Problems, draw_problems, in_bag
 from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
+
+    from pujax._typing import RandomStateLike
 
 __all__ = ["PUGridSearchResult", "pu_grid_search"]
 
@@ -101,7 +108,9 @@ def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, device
     return out
 
 
-def pu_grid_search(estimator, param_grid, X, s, cv=10, random_state=None, refit=True, verbose=False):
+def pu_grid_search(estimator: BaseEstimator, param_grid: dict | list[dict], X: ArrayLike, s: ArrayLike, cv: int = 10,
+                   random_state: RandomStateLike = None, refit: bool = True,
+                   verbose: bool = False) -> PUGridSearchResult:
     """Paper protocol: ``cv``-fold CV (stratified on ``s``) over ``param_grid`` scored by pu_score, refit on all.
 
     Parameters

@@ -12,12 +12,15 @@ Everything here is host-side numpy (the resamples are drawn by a numpy Generator
 from __future__ import annotations
 
 import numbers
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from pujax.compilation import bucket_size
 from pujax.validation import check_float, check_int, host_rng
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["EnsembleSpec", "Problems", "AUTO_SAMPLES", "resample_size", "resvm_spec", "bagging_svm_spec",
            "cwsvm_spec", "draw_problems", "in_bag"]
@@ -72,8 +75,8 @@ def _positive(value, name: str) -> float:
     return check_float(value, name, 0.0, None)
 
 
-def resvm_spec(n_P: int, n_U: int, *, n_estimators: int = 50, n_pos=None, max_samples="auto", C: float = 1.0,
-               w_pos: float = 1.0) -> EnsembleSpec:
+def resvm_spec(n_P: int, n_U: int, *, n_estimators: int = 50, n_pos: int | None = None,
+               max_samples: int | float | str = "auto", C: float = 1.0, w_pos: float = 1.0) -> EnsembleSpec:
     """RESVM (Algorithm 1): ``n_pos`` rows of P and ``max_samples`` rows of U per base model, both drawn with
     replacement; ``C_U = C`` and ``C_P = C w_pos n_unl / n_pos`` (eq. 3)."""
     B = check_int(n_estimators, "n_estimators")
@@ -83,7 +86,7 @@ def resvm_spec(n_P: int, n_U: int, *, n_estimators: int = 50, n_pos=None, max_sa
     return EnsembleSpec(B, a, b, C * _positive(w_pos, "w_pos") * b / a, C)
 
 
-def bagging_svm_spec(n_P: int, n_U: int, *, n_estimators: int = 50, max_samples="auto",
+def bagging_svm_spec(n_P: int, n_U: int, *, n_estimators: int = 50, max_samples: int | float | str = "auto",
                      C: float = 1.0) -> EnsembleSpec:
     """Bagging SVM (Mordelet & Vert): all of P and ``max_samples`` rows of U drawn with replacement per base model;
     ``C_U = C`` and ``C_P = C n_unl / |P|`` so that ``|P| C_P = n_unl C_U`` (eq. 2)."""
@@ -105,7 +108,7 @@ def _rows(rng: np.random.Generator, rows: np.ndarray, size: int | None, n_estima
     return rows[rng.integers(0, rows.size, (n_estimators, size))]
 
 
-def draw_problems(key, s, spec: EnsembleSpec, n_slots: int | None = None) -> Problems:
+def draw_problems(key: jax.Array, s: ArrayLike, spec: EnsembleSpec, n_slots: int | None = None) -> Problems:
     """Draw the base-model problems of ``spec`` from PU labels ``s`` (1 labeled, 0 unlabeled).
 
     Indices refer to positions in ``s``. The width is ``n_slots`` (default: :func:`~pujax.compilation.bucket_size`

@@ -33,10 +33,13 @@ Decision function of problem ``k``: ``psi_k(x) = sum_i alpha_ki y_ki K(x_{idx_ki
 from __future__ import annotations
 
 from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["SVMSolution", "solve_svm", "solve_svm_batch", "kkt_violation", "dual_objective", "coef_matrix"]
 
@@ -88,7 +91,8 @@ def _argmax(v):
     return jnp.min(jnp.where(v == m, pos, jnp.inf)).astype(jnp.int32), m
 
 
-def solve_svm(K, idx, y, C, tol=1e-3, max_iter=100_000, refresh=2_000) -> SVMSolution:
+def solve_svm(K: ArrayLike, idx: ArrayLike, y: ArrayLike, C: ArrayLike, tol: float = 1e-3, max_iter: int = 100_000,
+              refresh: int = 2_000) -> SVMSolution:
     """Solve one SVM dual (see module docstring); pure and ``vmap``-able over ``K`` / ``idx``, ``y``, ``C``.
 
     Parameters
@@ -169,7 +173,8 @@ def solve_svm(K, idx, y, C, tol=1e-3, max_iter=100_000, refresh=2_000) -> SVMSol
 
 
 @partial(jax.jit, static_argnames=("max_iter", "refresh"))
-def solve_svm_batch(K, idx, y, C, tol=1e-3, max_iter=100_000, refresh=2_000) -> SVMSolution:
+def solve_svm_batch(K: ArrayLike, idx: ArrayLike, y: ArrayLike, C: ArrayLike, tol: float = 1e-3,
+                    max_iter: int = 100_000, refresh: int = 2_000) -> SVMSolution:
     """Solve a batch of SVM duals at once (``vmap`` of :func:`solve_svm`).
 
     ``K`` is one shared (N, N) kernel matrix, or a (B, N, N) stack (one per problem, e.g. a gamma grid);
@@ -185,14 +190,14 @@ def solve_svm_batch(K, idx, y, C, tol=1e-3, max_iter=100_000, refresh=2_000) -> 
     return fn(K, idx, y, C)
 
 
-def kkt_violation(K, idx, y, C, alpha):
+def kkt_violation(K: ArrayLike, idx: ArrayLike, y: ArrayLike, C: ArrayLike, alpha: ArrayLike) -> jax.Array:
     """Exact maximal KKT violation ``m(alpha) - M(alpha)`` of one problem (0 or negative at an exact optimum)."""
     F = _exact_F(K, idx, jnp.asarray(y, K.dtype), alpha)
     m, M = _gap(F, alpha, jnp.asarray(y, K.dtype), jnp.asarray(C, K.dtype))
     return m - M
 
 
-def dual_objective(K, idx, y, alpha):
+def dual_objective(K: ArrayLike, idx: ArrayLike, y: ArrayLike, alpha: ArrayLike) -> jax.Array:
     """Dual objective ``1/2 a^T Q a - e^T a`` of one problem (lower is better)."""
     y = jnp.asarray(y, K.dtype)
     w = alpha * y
@@ -201,7 +206,7 @@ def dual_objective(K, idx, y, alpha):
 
 
 @partial(jax.jit, static_argnames=("n_rows",))
-def coef_matrix(idx, y, alpha, n_rows):
+def coef_matrix(idx: ArrayLike, y: ArrayLike, alpha: ArrayLike, n_rows: int) -> jax.Array:
     """Fold a batch of solutions onto the distinct training rows: ``W[k, r] = sum_{i: idx_ki = r} alpha_ki y_ki``.
 
     ``psi_k(x) = K(x, X_train) @ W[k] + b_k`` then predicts all base models with one kernel matrix (dense algebra).

@@ -8,10 +8,15 @@ r"""Tree baselines of the PU ET paper, §5 (Wilton et al. 2022): NaivePUET, PUBa
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pujax.meta.bagging import PUBaggingClassifier  # the one bagging implementation (re-exported here)
 from pujax.persistence import register_estimator
 from pujax.trees.forest import _BasePUForest
 from pujax.validation import check_int
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["NaivePUET", "SupervisedET", "PUBaggingClassifier", "PUBaggingET"]
 
@@ -224,6 +229,6 @@ class PUBaggingET(PUBaggingClassifier):
     def estimator(self):
         return SupervisedET(n_estimators=check_int(self.n_trees, "n_trees"))
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> PUBaggingET:
         """Fit ``n_estimators`` bags (``y``: PU labels); the Extra Trees base models take no row weights."""
         return super().fit(X, y)

@@ -499,26 +499,47 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
                 scale=None, devices: tuple | None = None) -> Forest:
     """Grow ``len(tree_rows)`` trees and return them as one :class:`~pujax.trees.model.Forest`.
 
-    Args:
-      binned: :class:`~pujax.trees.binning.BinnedData` of the training matrix.
-      s: (n,) uint8 labels, 1 = labeled positive (PU) or positive class (PN).
-      tree_rows: list of int arrays, the training rows (with repeats for a bootstrap) of each tree.
-      seed: uint32 seed of the counter-based randomness.
-      risk, loss: node-risk estimator and loss (:func:`pujax.risk.node_risk`).
-      wu, rho, sigma: weights ``W_p = wu rho c1``, ``W_n = wu (c0 - sigma rho c1)`` (see the kernels module).
-      max_features: features sampled per node; n_thresholds: random thresholds per feature ("random" mode).
-      mode: "random" (Extra Trees) or "best" (best bin boundary).
-      max_depth, min_samples_split: stopping rules.
-      max_work: bound on the entries (tree, row) of one batch of trees (memory); hist_budget: bound on histogram
-        cells of the best-split mode.
-      bar: optional progress bar (``update`` called once per finished tree batch, with the batch size).
-      n_threads: tree batches grown concurrently in host threads on one device (XLA releases the GIL while it
-        runs); on several devices the batches run one after the other, each over all devices.
-      two_pass: Extra-Trees statistics from (min, max) + left-count passes instead of histograms (None: chosen
-        per level, histograms unless they would be much larger than the entries).
-      center, scale: the standardisation the binned matrix was made with, stored in the forest (None: 0 and 1).
-      devices: tuple of :class:`jax.Device` (None: the default device); on several, the entries of every level
-        are sharded over them and the integer histograms summed (:mod:`pujax.trees.sharding`): the same forest.
+    Parameters
+    ----------
+    binned : BinnedData
+        :class:`~pujax.trees.binning.BinnedData` of the training matrix.
+    s : ndarray of shape (n,), uint8
+        1 = labeled positive (PU) or positive class (PN).
+    tree_rows : list of int arrays
+        The training rows (with repeats for a bootstrap) of each tree.
+    seed : int
+        uint32 seed of the counter-based randomness.
+    risk, loss : str
+        Node-risk estimator and loss (:func:`pujax.risk.node_risk`).
+    wu, rho, sigma : float
+        Weights ``W_p = wu rho c1``, ``W_n = wu (c0 - sigma rho c1)`` (see :mod:`pujax.trees.kernels`).
+    max_features, n_thresholds : int
+        Features sampled per node; random thresholds per feature ("random" mode).
+    mode : {"random", "best"}
+        Extra Trees (random thresholds), or the best bin boundary.
+    max_depth, min_samples_split : int or None, int
+        Stopping rules.
+    max_work, hist_budget : int, default=1 << 26, 1 << 25
+        Bounds on the entries (tree, row) of one batch of trees (memory) and on the histogram cells of "best" mode.
+    bar : object with ``update(k)`` or None
+        Progress bar, updated once per finished tree batch with the batch size.
+    dtype : numpy dtype, default=float32
+        Float type of the node statistics.
+    n_threads : int, default=1
+        Tree batches grown concurrently in host threads on one device (XLA releases the GIL while it runs); on
+        several devices the batches run one after the other, each over all devices.
+    two_pass : bool or None
+        Extra-Trees statistics from (min, max) + left-count passes instead of histograms (None: chosen per level,
+        histograms unless they would be much larger than the entries).
+    center, scale : ndarray or None
+        The standardisation the binned matrix was made with, stored in the forest (None: 0 and 1).
+    devices : tuple of jax.Device or None
+        None: the default device; on several, the entries of every level are sharded over them and the integer
+        histograms summed (:mod:`pujax.trees.sharding`): the same forest.
+
+    Returns
+    -------
+    Forest
     """
     n, d = binned.codes.shape
     n_trees = len(tree_rows)
@@ -549,6 +570,5 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
             parts = list(pool.map(run, starts))
     else:
         parts = [run(t0) for t0 in starts]
-    center = np.zeros(d) if center is None else center
-    scale = np.ones(d) if scale is None else scale
-    return assemble_forest(parts, binned, n_trees, wu, rho, sigma, center, scale)
+    return assemble_forest(parts, binned, n_trees, wu, rho, sigma, np.zeros(d) if center is None else center,
+                           np.ones(d) if scale is None else scale)

@@ -8,6 +8,7 @@ Every node holds :math:`W_p = |P'| w_p` and :math:`W_n = |U'| w_u - |P'| w_p` wi
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,29 +17,23 @@ from pujax.trees.binning import fit_bins
 from pujax.trees.builder import grow_forest
 from pujax.trees.model import Forest, standardization, standardize
 from pujax.trees.predict import forest_leaves, forest_mean_value
+from pujax.validation import host_seed
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import jax
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["forest_fit", "forest_proba", "forest_decision", "forest_apply", "forest_summaries", "node_weights",
            "tree_rows", "seed_from_key"]
 
 
 def seed_from_key(key) -> int:
-    """A 32-bit seed from a JAX PRNG key, by a murmur3 mix of its key data on the host (``jax.random.bits``
-    would compile four small programs)."""
-    import jax
-
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        key = jax.random.key_data(key)
-    words = np.asarray(key, dtype=np.uint64).reshape(-1) & np.uint64(0xFFFFFFFF)
-    h = np.uint64(0x9E3779B9)
-    mask = np.uint64(0xFFFFFFFF)
-    for w in words:
-        h = (h ^ (w + np.uint64(0x7F4A7C15) + ((h << np.uint64(6)) & mask) + (h >> np.uint64(2)))) & mask
-        h ^= h >> np.uint64(16)
-        h = (h * np.uint64(0x85EBCA6B)) & mask
-        h ^= h >> np.uint64(13)
-        h = (h * np.uint64(0xC2B2AE35)) & mask
-        h ^= h >> np.uint64(16)
-    return int(h)
+    """A 32-bit seed from a JAX PRNG key: :func:`pujax.validation.host_seed` with ``method="mix"`` (on the host;
+    ``jax.random.bits`` would compile four small programs)."""
+    return host_seed(key, method="mix")
 
 
 def node_weights(s: np.ndarray, prior: float | None, risk: str) -> tuple[float, float, float]:
@@ -62,11 +57,11 @@ def tree_rows(seed: int, s: np.ndarray, n_trees: int, bootstrap: bool) -> list:
     return [np.sort(np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])) for _ in range(n_trees)]
 
 
-def forest_fit(key, X: np.ndarray, s: np.ndarray, prior: float | None, *, risk: str = "nnpu",
+def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None, *, risk: str = "nnpu",
                loss: str = "quadratic", n_estimators: int = 100, max_features: int | None = None,
                max_candidates: int = 1, splitter: str = "random", max_depth: int | None = None,
-               min_samples_split: int = 2, bootstrap: bool = False, n_bins: int = 256, devices=None,
-               n_threads: int | None = None, progress_bar=None) -> Forest:
+               min_samples_split: int = 2, bootstrap: bool = False, n_bins: int = 256, devices: DevicesLike = None,
+               n_threads: int | None = None, progress_bar: Any = None) -> Forest:
     """Grow a PU forest (or a supervised one with ``risk="pn"``) on validated data.
 
     Parameters

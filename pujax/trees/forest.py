@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -34,6 +35,9 @@ from pujax.trees.core import (
 )
 from pujax.trees.model import check_forest, standardization, standardize
 from pujax.validation import as_key, check_in, check_int, validate_fit_data, validate_predict_data
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "PUDecisionTreeClassifier",
@@ -138,7 +142,7 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
     def _validate_predict(self, X):
         return validate_predict_data(self, X, dtype=None)
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> _BasePUForest:
         """Grow the trees on ``X`` with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).
 
         With ``risk="pn"`` ``y`` holds the true labels (1 = positive, 0 = negative): the supervised tree/forest.
@@ -163,18 +167,18 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ predict
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Mean over trees of the leaf probability ``clip(v*, 0, 1)``; columns (P(y=0), P(y=1))."""
         X = self._validate_predict(X)
         p = forest_proba(self.forest_, X)
         return np.stack([1.0 - p, p], axis=1)
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Mean leaf probability minus 1/2 (positive iff predicted positive, Prop. 4)."""
         X = self._validate_predict(X)
         return forest_decision(self.forest_, X)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted classes: ``classes_[1]`` iff the mean leaf probability exceeds 1/2."""
         return self._to_classes(self.decision_function(X) > 0)
 
