@@ -10,7 +10,10 @@ import gzip
 import hashlib
 import os
 import pathlib
+import re
+import tarfile
 import tempfile
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -115,6 +118,16 @@ def one_hot(values) -> tuple[np.ndarray, list]:
     out = np.zeros((values.shape[0], cats.shape[0]), dtype=np.float32)
     out[np.arange(values.shape[0]), inverse.reshape(-1)] = 1.0
     return out, cats.tolist()
+
+
+def tar_files(path: pathlib.Path, pattern: re.Pattern) -> Iterator[tuple[re.Match, str, bytes]]:
+    """``(match, name, content)`` of every regular file of a tar archive whose name ``pattern`` matches, read
+    directly from the archive (no extraction)."""
+    with tarfile.open(path, mode="r:*") as tar:
+        for member in tar:
+            m = pattern.search(member.name) if member.isfile() else None
+            if m is not None:
+                yield m, member.name, tar.extractfile(member).read()
 
 
 def split_rows(is_test: np.ndarray, split: str) -> np.ndarray:

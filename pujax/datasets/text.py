@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import pathlib
 import re
-import tarfile
 
 import numpy as np
 
-from ._common import cache_file, finish, load_cache, save_cache, split_rows
+from ._common import cache_file, finish, load_cache, save_cache, split_rows, tar_files
 
 NEWS20_POSITIVE_PREFIXES = ("alt", "comp", "misc", "rec")  # negative: sci, soc, talk
 N_COMPONENTS = 300
@@ -31,17 +30,11 @@ def read_news20_tar(path: pathlib.Path):
     Hidden files (such as ``.DS_Store``) are skipped; any leading folder in the archive (e.g. ``data/``) is allowed.
     """
     docs = []
-    with tarfile.open(path, mode="r:*") as tar:
-        for member in tar:
-            if not member.isfile():
-                continue
-            m = _NEWS_MEMBER.search(member.name)
-            if m is None or m.group(3).startswith("."):
-                continue
-            split, group, fname = m.groups()
-            text = tar.extractfile(member).read().decode("latin-1")
+    for m, _, content in tar_files(path, _NEWS_MEMBER):
+        split, group, fname = m.groups()
+        if not fname.startswith("."):
             key = (0, int(fname)) if fname.isdigit() else (1, fname)
-            docs.append((split == "test", group, key, text))
+            docs.append((split == "test", group, key, content.decode("latin-1")))
     if not docs:
         raise ValueError(f"{path}: no 20news-bydate-train/<group>/<file> documents found in the archive.")
     docs.sort(key=lambda d: d[:3])

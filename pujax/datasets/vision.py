@@ -4,11 +4,10 @@ from __future__ import annotations
 import io
 import pathlib
 import re
-import tarfile
 
 import numpy as np
 
-from ._common import cache_file, finish, load_cache, save_cache, split_rows
+from ._common import cache_file, finish, load_cache, save_cache, split_rows, tar_files
 
 MNIST_KEYS = ("x_train", "y_train", "x_test", "y_test")
 
@@ -69,22 +68,15 @@ def decode_cifar10_tar(path: pathlib.Path):
     Image = _import_pil()
     class_index = {c: i for i, c in enumerate(CIFAR10_CLASSES)}
     found = []
-    with tarfile.open(path, mode="r:*") as tar:
-        for member in tar:
-            if not member.isfile():
-                continue
-            m = _CIFAR_MEMBER.search(member.name)
-            if m is None:
-                continue
-            split, cls, num = m.group(1).lower(), m.group(2).lower(), int(m.group(3))
-            if cls not in class_index:
-                raise ValueError(f"{path}: unknown CIFAR-10 class folder {cls!r} in {member.name!r}.")
-            data = tar.extractfile(member).read()
-            with Image.open(io.BytesIO(data)) as im:
-                arr = np.asarray(im.convert("RGB"), dtype=np.uint8)
-            if arr.shape != (32, 32, 3):
-                raise ValueError(f"{path}: {member.name} decodes to shape {arr.shape}, expected (32, 32, 3).")
-            found.append((split == "test", class_index[cls], num, arr))
+    for m, name, data in tar_files(path, _CIFAR_MEMBER):
+        split, cls, num = m.group(1).lower(), m.group(2).lower(), int(m.group(3))
+        if cls not in class_index:
+            raise ValueError(f"{path}: unknown CIFAR-10 class folder {cls!r} in {name!r}.")
+        with Image.open(io.BytesIO(data)) as im:
+            arr = np.asarray(im.convert("RGB"), dtype=np.uint8)
+        if arr.shape != (32, 32, 3):
+            raise ValueError(f"{path}: {name} decodes to shape {arr.shape}, expected (32, 32, 3).")
+        found.append((split == "test", class_index[cls], num, arr))
     if not found:
         raise ValueError(f"{path}: no train/<class>/<n>.jpg or test/<class>/<n>.jpg images found in the archive.")
     found.sort(key=lambda t: t[:3])

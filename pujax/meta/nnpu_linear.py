@@ -18,7 +18,7 @@ loops and as the reference of the gradient).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -31,6 +31,9 @@ from pujax.persistence import register_estimator, register_model
 from pujax.preprocessing import standardization, standardize
 from pujax.risk import LOSSES, nnpu_risk, upu_risk
 from pujax.validation import as_key, check_float, check_in, check_int, check_prior, host_rng
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["NNPULinearClassifier", "LinearPUModel", "linear_pu_features", "linear_pu_objective", "linear_pu_fit",
            "linear_pu_decision", "random_fourier_weights", "C_GRID"]
@@ -74,7 +77,8 @@ def linear_pu_features(mean, scale, rff_weights, rff_offset, X) -> np.ndarray:
     return (np.sqrt(2.0 / D) * np.cos(Z @ np.asarray(rff_weights) + np.asarray(rff_offset))).astype(np.float32)
 
 
-def linear_pu_objective(params, Z, s, w, prior, C, loss: str = "sigmoid", risk: str = "nnpu"):
+def linear_pu_objective(params: tuple[jax.Array, jax.Array], Z: ArrayLike, s: ArrayLike, w: ArrayLike, prior: float,
+                        C: float, loss: str = "sigmoid", risk: str = "nnpu") -> jax.Array:
     """``J(theta)``: the uPU / nnPU risk of ``g = Z coef + intercept`` plus ``|coef|^2 / (2 C sum(w))``."""
     coef, intercept = params
     g = Z @ coef + intercept
@@ -178,8 +182,10 @@ def _zero_one_upu(G, s, W, prior):
     return prior * mean(G <= 0, wp) + mean(G >= 0, wu) - prior * mean(G >= 0, wp)
 
 
-def linear_pu_fit(X, s, prior, *, loss="sigmoid", risk="nnpu", C=1.0, rff=None, max_iter=200, tol=1e-5,
-                  sample_weight=None, n_folds=3, random_state=None):
+def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigmoid", risk: str = "nnpu",
+                  C: float | str = 1.0, rff: tuple[ArrayLike, ArrayLike] | None = None, max_iter: int = 200,
+                  tol: float = 1e-5, sample_weight: ArrayLike | None = None, n_folds: int = 3,
+                  random_state: int | np.random.Generator | None = None) -> tuple[LinearPUModel, float, int, float]:
     """Fit a :class:`LinearPUModel` on validated ``X`` ((n, d), standardised in float64) and PU labels ``s``
     (int {0, 1}).
 
@@ -320,7 +326,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         check_int(self.max_iter, "max_iter", 1)
         check_float(self.tol, "tol", 0.0, None, closed="left")
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NNPULinearClassifier:
         """Minimise the PU risk of a linear score on (random features of) the standardised ``X``.
 
         Parameters
@@ -348,12 +354,12 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
             sample_weight=w, n_folds=self.n_folds, random_state=host_rng(key, method="mix"))
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores ``g(x) = w^T z(x) + b`` (> 0: positive)."""
         X = self._validate_predict(X)
         return linear_pu_decision(self.model_, X)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """``sigmoid(g(x))`` in column 1 (a monotone map of the score, not a calibrated probability)."""
         p = 1.0 / (1.0 + np.exp(-np.clip(self.decision_function(X).astype(np.float64), -500, 500)))
         return np.stack([1.0 - p, p], axis=1)

@@ -29,10 +29,16 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["Linear", "MLP", "AllConvNet", "make_model", "accepts_train", "accepts_mask", "scores_of", "MODEL_NAMES",
            "ACTIVATIONS"]
@@ -58,7 +64,7 @@ class Linear(nn.Module):
     """Linear score ``g(x) = w^T x + b``."""
 
     @nn.compact
-    def __call__(self, x, train: bool = False, mask=None):
+    def __call__(self, x: ArrayLike, train: bool = False, mask: ArrayLike | None = None) -> jax.Array:
         return nn.Dense(1, name="out")(x)[..., 0]
 
 
@@ -77,7 +83,7 @@ class MLP(nn.Module):
     batch_norm: bool = True
 
     @nn.compact
-    def __call__(self, x, train: bool = False, mask=None):
+    def __call__(self, x: ArrayLike, train: bool = False, mask: ArrayLike | None = None) -> jax.Array:
         act = _activation(self.activation)
         h = x
         for i, width in enumerate(self.hidden_sizes):
@@ -107,7 +113,7 @@ class AllConvNet(nn.Module):
     batch_norm: bool = True
 
     @nn.compact
-    def __call__(self, x, train: bool = False, mask=None):
+    def __call__(self, x: ArrayLike, train: bool = False, mask: ArrayLike | None = None) -> jax.Array:
         act = _activation(self.activation)
         h = x.reshape((x.shape[0],) + tuple(int(v) for v in self.input_shape))
         c1, c2 = (int(c) for c in self.channels)
@@ -136,7 +142,7 @@ def _infer_image_shape(n_features: int):
     return None
 
 
-def make_model(model="mlp", n_features: int | None = None, **kwargs) -> nn.Module:
+def make_model(model: str = "mlp", n_features: int | None = None, **kwargs: Any) -> nn.Module:
     """Return a flax module for ``model`` = ``"linear"``, ``"mlp"``, ``"cnn"`` or a user ``flax.linen.Module``.
 
     ``kwargs`` are passed to the model class (e.g. ``hidden_sizes=(300, 300, 300)``, ``activation="softsign"``,

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import flax.linen as nn
 import jax
@@ -44,6 +44,11 @@ from pujax.devices import device_mesh, padded_size, replicate, resolve_devices, 
 from pujax.neural.models import accepts_mask, accepts_train, make_model, scores_of
 from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
 from pujax.validation import as_key, check_in, check_int, check_prior, check_pu_labels, check_X
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = [
     "TrainConfig",
@@ -94,9 +99,9 @@ def _check_float(value, name, low=None, allow_inf=False):
     return v
 
 
-def make_config(model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, batch_size=30000,
-                learning_rate=1e-3, weight_decay=5e-3, model_kwargs=None, n_features=None,
-                eval_chunk=4096) -> TrainConfig:
+def make_config(model: str | nn.Module = "mlp", risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0,
+                gamma: float = 1.0, batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
+                model_kwargs: dict | None = None, n_features: int | None = None, eval_chunk: int = 4096) -> TrainConfig:
     """Validate the hyper-parameters and return a :class:`TrainConfig`.
 
     ``beta >= 0`` (``float("inf")`` allowed: never correct, i.e. uPU), ``gamma > 0``, ``learning_rate > 0``,
@@ -125,7 +130,7 @@ def make_config(model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, b
                        learning_rate=learning_rate, weight_decay=weight_decay, eval_chunk=eval_chunk)
 
 
-def batch_layout(n: int, batch_size: int):
+def batch_layout(n: int, batch_size: int) -> tuple[int, int, int]:
     """``(n_batches, batch, pad)``: ``n_batches = ceil(n / batch_size)`` equal minibatches of ``batch`` rows."""
     n_batches = -(-n // batch_size)
     b = -(-n // n_batches)
@@ -141,7 +146,7 @@ def make_optimizer(cfg: TrainConfig) -> optax.GradientTransformation:
     return optax.chain(*parts)
 
 
-def pad_for_training(cfg: TrainConfig, X, s):
+def pad_for_training(cfg: TrainConfig, X: ArrayLike, s: ArrayLike) -> tuple[ArrayLike, ArrayLike, int]:
     """``(X, s, n)``: the rows padded to :func:`~pujax.compilation.bucket_size` ``(n)`` when the model takes a
     ``mask`` (:func:`pujax.neural.models.accepts_mask`), unchanged otherwise; ``n`` is the true row count."""
     n = int(X.shape[0])
@@ -166,7 +171,7 @@ def _apply(cfg: TrainConfig, variables, x, train: bool, rng=None, mask=None):
     return scores_of(out), dict(new)
 
 
-def init_state(key, X, cfg: TrainConfig):
+def init_state(key: jax.Array, X: ArrayLike, cfg: TrainConfig) -> dict:
     """Initial training state ``{"variables", "opt_state", "key"}`` for one seed (pure; vmap over ``key``)."""
     k_init, k_train = jax.random.split(key)
     x0 = jnp.zeros((1,) + tuple(X.shape[1:]), X.dtype)
@@ -192,7 +197,8 @@ def _objective(cfg: TrainConfig, g, sb, prior, wb=None):
     return surrogate, value, r, r < -cfg.beta
 
 
-def loss_and_grad(cfg: TrainConfig, variables, xb, sb, prior, rng=None, mask=None):
+def loss_and_grad(cfg: TrainConfig, variables: dict, xb: ArrayLike, sb: ArrayLike, prior: float,
+                  rng: jax.Array | None = None, mask: ArrayLike | None = None) -> tuple[Any, Any, Any]:
     """Gradient of the training rule on one minibatch (the model in training mode).
 
     Returns ``(grads, new_collections, aux)`` with ``aux = {"objective", "risk", "r", "corrected"}``: ``grads`` is
@@ -212,7 +218,8 @@ def loss_and_grad(cfg: TrainConfig, variables, xb, sb, prior, rng=None, mask=Non
     return grads, new, aux
 
 
-def train_step(cfg: TrainConfig, state, xb, sb, prior, rng=None, mask=None):
+def train_step(cfg: TrainConfig, state: dict, xb: ArrayLike, sb: ArrayLike, prior: float, rng: jax.Array | None = None,
+               mask: ArrayLike | None = None) -> tuple[dict, Any]:
     """One optimiser step on a minibatch; returns ``(new_state, aux)`` (see :func:`loss_and_grad`)."""
     variables = state["variables"]
     grads, new, aux = loss_and_grad(cfg, variables, xb, sb, prior, rng, mask)
@@ -222,7 +229,7 @@ def train_step(cfg: TrainConfig, state, xb, sb, prior, rng=None, mask=None):
     return {"variables": new_vars, "opt_state": opt_state, "key": state["key"]}, aux
 
 
-def predict_scores(cfg: TrainConfig, variables, X, chunk: int | None = None):
+def predict_scores(cfg: TrainConfig, variables: dict, X: ArrayLike, chunk: int | None = None) -> jax.Array:
     """Scores of the model in evaluation mode (BatchNorm running averages), in chunks of ``chunk`` rows (jit-able)."""
     n = X.shape[0]
     chunk = min(int(chunk or cfg.eval_chunk), n)
@@ -249,8 +256,9 @@ def _epoch_batches(key, size: int, n_valid, n_batches: int):
     return idx, mask
 
 
-def run_epochs(cfg: TrainConfig, state, X, s, prior, n_epochs: int, X_eval=None, y_eval=None, n_valid=None,
-               n_batches: int | None = None):
+def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior: float, n_epochs: int,
+               X_eval: ArrayLike | None = None, y_eval: ArrayLike | None = None, n_valid: ArrayLike | None = None,
+               n_batches: int | None = None) -> tuple[dict, Any]:
     """Run ``n_epochs`` epochs from ``state`` (pure, jit- and vmap-able); returns ``(state, history)``.
 
     Only the first ``n_valid`` rows of ``X``, ``s`` are trained on (default: all; a traced scalar is fine, the rest is
@@ -391,24 +399,38 @@ def _config_from(X, model, kwargs):
     return make_config(model=model, n_features=int(X.shape[1]), **kwargs)
 
 
-def train(key, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
-          batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, model_kwargs=None, X_eval=None, y_eval=None):
+def train(key: jax.Array | int, X: ArrayLike, s: ArrayLike, prior: float, *, model: str | nn.Module = "mlp",
+          risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0, gamma: float = 1.0, epochs: int = 100,
+          batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
+          model_kwargs: dict | None = None, X_eval: ArrayLike | None = None,
+          y_eval: ArrayLike | None = None) -> tuple[dict, dict]:
     """Train one model with the nnPU (default), uPU or PN rule as one jit-compiled program.
 
-    Args:
-      key: JAX PRNG key (or an int / numpy generator, converted with :func:`pujax.validation.as_key`); it sets the
-        initialisation and the minibatch order.
-      X: features ``(n, d)`` (P ∪ U rows; images flattened, pixels / 255).
-      s: PU labels (1 = labeled positive, 0 = unlabeled); for ``risk="pn"`` the true labels.
-      prior: class prior pi = P(y = 1) of the unlabeled data (case-control scenario); ignored for ``risk="pn"``.
-      model, model_kwargs: ``"linear"``, ``"mlp"`` (Kiryo et al.'s d-300-300-300-300-1), ``"cnn"`` (13-layer
-        all-conv net) or a ``flax.linen.Module`` instance; see :func:`pujax.neural.models.make_model`.
-      risk, loss, beta, gamma, epochs, batch_size, learning_rate, weight_decay: the training rule (module doc).
-      X_eval, y_eval: optional test set with true labels for the per-epoch ``"test_error"`` history.
+    Parameters
+    ----------
+    key : JAX PRNG key or int
+        Converted with :func:`pujax.validation.as_key`; sets the initialisation and the minibatch order.
+    X : array-like of shape (n, d)
+        Features of the P and U rows (images flattened, pixels / 255).
+    s : array-like of shape (n,)
+        PU labels (1 = labeled positive, 0 = unlabeled); for ``risk="pn"`` the true labels.
+    prior : float
+        Class prior pi = P(y = 1) of the unlabeled data (case-control scenario); ignored for ``risk="pn"``.
+    model, model_kwargs : str or flax.linen.Module, dict or None
+        ``"linear"``, ``"mlp"`` (Kiryo et al.'s d-300-300-300-300-1), ``"cnn"`` (13-layer all-conv net) or a
+        ``flax.linen.Module`` instance, and its options; see :func:`pujax.neural.models.make_model`.
+    risk, loss, beta, gamma, epochs, batch_size, learning_rate, weight_decay : str, str, float, float, int, int, \
+float, float
+        The training rule (module docstring).
+    X_eval, y_eval : array-like or None
+        Optional test set with true labels for the per-epoch ``"test_error"`` history.
 
-    Returns:
-      ``(variables, history)``: ``variables = {"params": ..., "batch_stats": ...}`` (nested dicts of arrays) and the
-      per-epoch ``history`` of :func:`run_epochs`.
+    Returns
+    -------
+    variables : dict
+        ``{"params": ..., "batch_stats": ...}`` (nested dicts of arrays).
+    history : dict
+        The per-epoch history of :func:`run_epochs`.
     """
     epochs = check_int(epochs, "epochs")
     X, s, prior, X_eval, y_eval = _prepare(X, s, prior, risk, X_eval, y_eval)
@@ -421,16 +443,30 @@ def train(key, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.
     return state["variables"], hist
 
 
-def fit_many(keys, X, s, prior, *, model="mlp", risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
-             batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, model_kwargs=None, X_eval=None, y_eval=None,
-             devices=None):
+def fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, *, model: str | nn.Module = "mlp",
+             risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0, gamma: float = 1.0, epochs: int = 100,
+             batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
+             model_kwargs: dict | None = None, X_eval: ArrayLike | None = None, y_eval: ArrayLike | None = None,
+             devices: DevicesLike = None) -> tuple[dict, dict]:
     """:func:`train` ``vmap``-ped over a batch of PRNG keys: N seeds in one compiled program.
 
-    ``devices`` (:mod:`pujax.devices`; None = every device): the seeds are split over them (:func:`run_seeds`).
+    ``fit_many(keys, ...)`` equals ``[train(k, ...) for k in keys]`` stacked (up to float rounding).
 
-    ``keys`` is an array of N keys (``jax.random.split(key, N)``) or an int N (seeds ``0..N-1`` of
-    ``jax.random.split(PRNGKey(0), N)``). Returns ``(variables, history)`` whose leaves have a leading seed axis
-    of length N; ``fit_many(keys, ...)`` equals ``[train(k, ...) for k in keys]`` stacked (up to float rounding).
+    Parameters
+    ----------
+    keys : array of N PRNG keys or int
+        ``jax.random.split(key, N)``, or an int N (the keys ``jax.random.split(PRNGKey(0), N)``).
+    X, s, prior, model, risk, loss, beta, gamma, epochs, batch_size, learning_rate, weight_decay, model_kwargs, \
+X_eval, y_eval
+        As in :func:`train`.
+    devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
+        Where the seeds run (:mod:`pujax.devices`; None = every device): they are split over the devices
+        (:func:`run_seeds`).
+
+    Returns
+    -------
+    variables, history : dict
+        As in :func:`train`, every leaf with a leading seed axis of length N.
     """
     if isinstance(keys, (int, np.integer)) and not isinstance(keys, bool):
         keys = jax.random.split(jax.random.PRNGKey(0), check_int(int(keys), "keys"))
