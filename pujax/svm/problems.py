@@ -20,6 +20,7 @@ from pujax.compilation import bucket_size
 from pujax.validation import check_float, check_int, host_rng
 
 if TYPE_CHECKING:
+    import jax
     from numpy.typing import ArrayLike
 
 __all__ = ["EnsembleSpec", "Problems", "AUTO_SAMPLES", "resample_size", "resvm_spec", "bagging_svm_spec",
