@@ -463,6 +463,21 @@ def test_refit_in_the_same_bucket_and_any_predict_size_compile_nothing():
     assert c.count == 0
 
 
+def test_default_fit_compiles_one_fitting_program():
+    """learning_rate="auto": the 2 folds x 7 β selection fits and the 7 fits on all rows are one vmapped program
+    (plus at most the key draw of the folds); host arrays are passed without conversion programs."""
+    from pujax.compilation import count_compilations
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(77, 3))
+    s = (rng.random(77) < 0.3).astype(int)
+    with count_compilations() as c:
+        est = AdaPUClassifier(n_estimators=7, prior=0.4, random_state=0).fit(X, s)
+    assert c.count <= 2, c
+    ref = AdaPUClassifier(n_estimators=7, prior=0.4, learning_rate=est.learning_rate_, random_state=0).fit(X, s)
+    np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), rtol=1e-5, atol=1e-6)
+
+
 @pytest.fixture(scope="module")
 def affine_ref():
     """A PU set (n = 300, 4 features, prior 0.4, half the positives labeled) and Ada-PU fitted on it with its

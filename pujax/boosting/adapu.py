@@ -179,11 +179,11 @@ def adapu_candidates(X: ArrayLike, n_thresholds: int = 1, threshold_range: str =
         last = (np.arange(n) == n - 1)[:, None]
         valid = (nxt > Xs) | last
         thresholds = np.where(last, Xs, mid).astype(X.dtype)
-        return (jnp.asarray(order.astype(np.int32)), jnp.asarray(thresholds.T), jnp.asarray(valid.T))
+        return (order.astype(np.int32), np.ascontiguousarray(thresholds.T), np.ascontiguousarray(valid.T))
     coded, n_unique = encode_features(X)
     fmin, fmax = X.min(axis=0), X.max(axis=0)
-    lo, hi = threshold_bounds(jnp.asarray(n_unique, jnp.int32), threshold_range, dtype=X.dtype)
-    return (coded, jnp.asarray(fmin), jnp.asarray(fmax), lo, hi)
+    lo, hi = threshold_bounds(np.asarray(n_unique, np.int32), threshold_range, dtype=X.dtype, xp=np)
+    return (coded, fmin, fmax, lo, hi)
 
 
 def _candidates_jit(X, n_thresholds, threshold_range):
@@ -303,7 +303,7 @@ def adapu_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning
     if candidates is not None:
         threshold_range = "paper"  # only used to build candidates in-jit; keeps one compilation per shape
     if sample_weight is None:  # an explicit array either way: one compilation with or without weights
-        sample_weight = jnp.ones(jnp.shape(s)[0], jnp.result_type(float))
+        sample_weight = np.ones(np.shape(s)[0], jax.dtypes.canonicalize_dtype(np.float64))
     return _fit_jit(key, X, s, prior, learning_rate, normalization == "per_set", candidates, sample_weight,
                     n_estimators=n_estimators, n_thresholds=n_thresholds, threshold_range=threshold_range)
 
@@ -359,36 +359,49 @@ def _fold_masks(key, s, w, n_folds):
 
 
 def _select_learning_rate(key, Xj, sj, wj, sd, wd, prior, cands, per_set, T, k, verbose):
-    """Cross-fitted PU 0-1 risk of every β of ``LEARNING_RATES`` (mean over ``N_SELECTION_FOLDS`` folds).
+    """Cross-fitted PU 0-1 risk of every β of ``LEARNING_RATES`` (mean over ``N_SELECTION_FOLDS`` folds), and the
+    fits on all rows for every β: ``(risks, models)`` with a leading β axis on ``models``.
 
     Every (fold, β) pair is one fit on the fold's training rows -- the held-out rows get weight 0, which removes
-    them from the weights (:func:`adapu_init`) -- and all pairs run as one vmapped program on the full-size
-    arrays; the held-out rows of each fold then give an unbiased PU risk estimate (eq. (6), zero-one loss).
+    them from the weights (:func:`adapu_init`) -- and all pairs, with the fits on all rows, run as one vmapped
+    program on the full-size arrays (one compilation for the whole ``fit``); the held-out rows of each fold then
+    give an unbiased PU risk estimate (eq. (6), zero-one loss).
     """
     masks = _fold_masks(key, np.asarray(sd), np.asarray(wd), N_SELECTION_FOLDS)
-    betas = jnp.asarray(LEARNING_RATES, jnp.float32)
+    betas = np.asarray(LEARNING_RATES, np.float32)
     with progress(1, desc=f"Ada-PU: {len(LEARNING_RATES)} learning rates x {N_SELECTION_FOLDS} folds",
                   verbose=verbose) as bar:
-        decisions = to_host(_selection_decisions(key, Xj, sj, prior, betas, per_set, cands, wj,
-                                                 jnp.asarray(masks), n_estimators=T, n_thresholds=k))
+        decisions, models = _selection_fits(key, Xj, sj, prior, betas, per_set, cands, wj, masks, n_estimators=T,
+                                            n_thresholds=k)
+        decisions = to_host(decisions)
         bar.update()
     risks = np.zeros(len(LEARNING_RATES))
     for f in range(N_SELECTION_FOLDS):
         held_out = np.asarray(wd) * (1.0 - masks[f])
         for i in range(len(LEARNING_RATES)):
             risks[i] += _pu_zero_one_risk_weighted(sd, decisions[f, i] > 0, held_out, prior) / N_SELECTION_FOLDS
-    return risks
+    return risks, models
 
 
 @functools.partial(jax.jit, static_argnames=("n_estimators", "n_thresholds"))
-def _selection_decisions(key, X, s, prior, betas, per_set, candidates, w, masks, *, n_estimators, n_thresholds):
-    """Decision values ``(n_folds, len(betas), n)`` of the fits on each fold's training rows, for every β."""
-    def one(beta, mask):
-        model = _fit_jit(key, X, s, prior, beta, per_set, candidates, w * mask, n_estimators=n_estimators,
-                         n_thresholds=n_thresholds, threshold_range="paper")
-        return adapu_decision_function(model, X)
+def _selection_fits(key, X, s, prior, betas, per_set, candidates, w, masks, *, n_estimators, n_thresholds):
+    """Decision values ``(n_folds, len(betas), n)`` of the fits on each fold's training rows, and the models
+    ``(len(betas), ...)`` fitted on all rows, for every β: one vmapped fit over all ``(n_folds + 1) len(betas)``
+    (row weights, β) pairs."""
+    n_folds, n_betas = masks.shape[0], betas.shape[0]
+    weights = jnp.concatenate([masks, jnp.ones((1,) + masks.shape[1:], masks.dtype)]) * w  # (n_folds + 1, n)
+    pair_w = jnp.repeat(weights, n_betas, axis=0)
+    pair_b = jnp.tile(betas, n_folds + 1)
 
-    return jax.vmap(lambda m: jax.vmap(lambda b: one(b, m))(betas))(masks)
+    def fit(beta, weights):
+        return _fit_jit(key, X, s, prior, beta, per_set, candidates, weights, n_estimators=n_estimators,
+                        n_thresholds=n_thresholds, threshold_range="paper")
+
+    models = jax.vmap(fit)(pair_b, pair_w)
+    held = jax.tree_util.tree_map(lambda a: a[: n_folds * n_betas], models)
+    decisions = jax.vmap(adapu_decision_function, in_axes=(0, None))(held, X)
+    full = jax.tree_util.tree_map(lambda a: a[n_folds * n_betas:], models)
+    return decisions.reshape(n_folds, n_betas, -1), full
 
 
 def _pu_zero_one_risk_weighted(s, pred, w, prior):

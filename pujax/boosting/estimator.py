@@ -189,7 +189,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
             Xj, sj, wj = shard_rows(mesh, Xd, sd, wd)
             cands = jax.tree_util.tree_map(lambda a: replicate(mesh, np.asarray(a)), cands)
         else:
-            Xj, sj, wj = jnp.asarray(Xd), jnp.asarray(sd), jnp.asarray(wd)
+            Xj, sj, wj = jax.device_put(Xd), jax.device_put(sd), jax.device_put(wd)
 
         def fit_one(beta, verbose):
             if not verbose:
@@ -209,10 +209,11 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
             return AdaPUModel(*[jnp.concatenate(f) for f in zip(*parts)])
 
         if lr == "auto":
-            risks = _select_learning_rate(key, Xj, sj, wj, sd, wd, prior, cands, self.normalization == "per_set",
-                                          T, k, self.verbose)
-            lr = LEARNING_RATES[int(np.argmin(risks))]  # ties: the smaller beta (LEARNING_RATES is ascending)
-            model = fit_one(lr, self.verbose)
+            risks, models = _select_learning_rate(key, Xj, sj, wj, sd, wd, prior, cands,
+                                                  self.normalization == "per_set", T, k, self.verbose)
+            best = int(np.argmin(risks))  # ties: the smaller beta (LEARNING_RATES is ascending)
+            lr = LEARNING_RATES[best]
+            model = jax.tree_util.tree_map(lambda a: to_host(a)[best], models)  # fitted on all rows, same program
             self.learning_rate_risks_ = risks
         else:
             model = fit_one(lr, self.verbose)
@@ -231,13 +232,13 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
 
     def _model(self):
         return AdaPUModel(
-            feature=jnp.asarray(self.features_, jnp.int32),
-            threshold=jnp.asarray(self.thresholds_, jnp.float32),
-            direction=jnp.asarray(self.directions_, jnp.float32),
-            alpha=jnp.asarray(self.estimator_weights_, jnp.float32),
-            epsilon=jnp.asarray(self.estimator_errors_, jnp.float32),
-            mass=jnp.asarray(self.masses_, jnp.float32),
-            active=jnp.ones(len(self.features_), bool),
+            feature=np.asarray(self.features_, np.int32),
+            threshold=np.asarray(self.thresholds_, np.float32),
+            direction=np.asarray(self.directions_, np.float32),
+            alpha=np.asarray(self.estimator_weights_, np.float32),
+            epsilon=np.asarray(self.estimator_errors_, np.float32),
+            mass=np.asarray(self.masses_, np.float32),
+            active=np.ones(len(self.features_), bool),
         )
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
@@ -246,14 +247,14 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         if self.n_estimators_ == 0:
             return np.zeros(X.shape[0], np.float32)
         Xb, n = rows_in_bucket(X)
-        return np.asarray(adapu_decision_function(self._model(), jnp.asarray(Xb)))[:n]
+        return np.asarray(adapu_decision_function(self._model(), jax.device_put(Xb)))[:n]
 
     def staged_decision_function(self, X):
         """Yield the decision function after each round (for accuracy-vs-rounds curves, paper Figure 1)."""
         X = self._validate_predict(X)
         if self.n_estimators_ == 0:
             return
-        F = np.asarray(adapu_staged_decision_function(self._model(), jnp.asarray(X)))
+        F = np.asarray(adapu_staged_decision_function(self._model(), jax.device_put(X)))
         yield from F
 
     def staged_predict(self, X):

@@ -64,21 +64,21 @@ def feature_ranges(X: ArrayLike) -> tuple[jax.Array, jax.Array, jax.Array]:
     return Xs[0], Xs[-1], n_unique.astype(jnp.int32)
 
 
-def threshold_bounds(n_unique: ArrayLike, threshold_range: str = "paper",
-                     dtype: DTypeLike = jnp.float32) -> tuple[jax.Array, jax.Array]:
+def threshold_bounds(n_unique: ArrayLike, threshold_range: str = "paper", dtype: DTypeLike = jnp.float32,
+                     xp=jnp) -> tuple[jax.Array, jax.Array]:
     r"""Bounds ``(lo, hi)`` of the relative position ``r`` of a random threshold ``θ = min + r (max - min)``.
 
     ``"paper"`` (Algorithm 1 / §5.6.1: a random value in the feature's range): ``r ~ U(0, 1)``.
     ``"extended"`` (the authors' code): ``r ~ U(-1/(k-1), 1 + 1/(k-1))`` with ``k`` the number of distinct values,
     so constant stumps (θ below the minimum or above the maximum) stay in the pool.  A constant feature (``k = 1``)
-    uses ``[0, 1]``.
+    uses ``[0, 1]``. ``xp``: the array module (``jax.numpy`` in traced code, ``numpy`` on the host).
     """
-    n_unique = jnp.asarray(n_unique)
+    n_unique = xp.asarray(n_unique)
     if threshold_range == "paper":
-        lo = jnp.zeros(n_unique.shape, dtype)
-        hi = jnp.ones(n_unique.shape, dtype)
+        lo = xp.zeros(n_unique.shape, dtype)
+        hi = xp.ones(n_unique.shape, dtype)
     elif threshold_range == "extended":
-        pad = jnp.where(n_unique > 1, 1.0 / jnp.maximum(n_unique - 1, 1).astype(dtype), 0.0).astype(dtype)
+        pad = xp.where(n_unique > 1, 1.0 / xp.maximum(n_unique - 1, 1).astype(dtype), 0.0).astype(dtype)
         lo, hi = -pad, 1.0 + pad
     else:
         raise ValueError(f'threshold_range={threshold_range!r} is not valid; choose "paper" or "extended".')
@@ -151,13 +151,13 @@ def encode_features(X: ArrayLike) -> tuple[CodedFeatures, int]:
             u = Xs[f][new[f]]
             vals[row, : u.size] = u
             codes[row] = np.searchsorted(u, XT[f], side="left") + 1
-        groups_codes.append(jnp.asarray(np.ascontiguousarray(codes.T)))
-        groups_values.append(jnp.asarray(vals))
-        groups_index.append(jnp.asarray(low.astype(np.int32)))
+        groups_codes.append(jax.device_put(np.ascontiguousarray(codes.T)))
+        groups_values.append(jax.device_put(vals))
+        groups_index.append(jax.device_put(low.astype(np.int32)))
     if high.size:
-        groups_codes.append(jnp.asarray(np.ascontiguousarray(XT[high].T)))
+        groups_codes.append(jax.device_put(np.ascontiguousarray(XT[high].T)))
         groups_values.append(None)
-        groups_index.append(jnp.asarray(high.astype(np.int32)))
+        groups_index.append(jax.device_put(high.astype(np.int32)))
     return CodedFeatures(tuple(groups_codes), tuple(groups_values), tuple(groups_index)), m
 
 
