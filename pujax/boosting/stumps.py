@@ -29,6 +29,7 @@ those sums for all features × candidate thresholds at once:
 """
 from __future__ import annotations
 
+from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
 import jax
@@ -65,7 +66,7 @@ def feature_ranges(X: ArrayLike) -> tuple[jax.Array, jax.Array, jax.Array]:
 
 
 def threshold_bounds(n_unique: ArrayLike, threshold_range: str = "paper", dtype: DTypeLike = jnp.float32,
-                     xp=jnp) -> tuple[jax.Array, jax.Array]:
+                     xp: ModuleType = jnp) -> tuple[jax.Array, jax.Array]:
     r"""Bounds ``(lo, hi)`` of the relative position ``r`` of a random threshold ``θ = min + r (max - min)``.
 
     ``"paper"`` (Algorithm 1 / §5.6.1: a random value in the feature's range): ``r ~ U(0, 1)``.
