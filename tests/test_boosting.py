@@ -492,7 +492,7 @@ def affine_ref():
 
 
 @pytest.mark.parametrize("a,b", [(1e-6, 0.0), (1e6, 0.0), (1.0, 1e7), (1e3, -1e7), (1e-6, 1e7)])
-def test_predictions_do_not_depend_on_feature_units(affine_ref, a, b):
+def test_affine_invariant_predictions(affine_ref, a, b):
     """Issue 26: Ada-PU on a·X + b predicts as on X (>= 99 % of rows; float64 itself quantises a·X + b at
     a = 1e-6, |b| = 1e7), with the same estimated prior and β; scores and probabilities stay finite. The features
     are standardised in float64 before the float32 cast (a float32 stump on X + 1e7 sees unit spreads as steps

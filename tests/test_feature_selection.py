@@ -532,3 +532,18 @@ def test_lower_triangular_inverse_equals_numpy_inverse():
     got = np.asarray(_lower_triangular_inverse(jnp.asarray(L, jnp.float32)))
     np.testing.assert_allclose(got, np.linalg.inv(L), rtol=1e-4, atol=1e-5)
     assert np.all(np.triu(got, 1) == 0)
+
+
+@pytest.mark.parametrize("a,b", [(1e-6, 0.0), (1e6, 0.0), (1.0, 1e7), (1e3, -1e7), (1e-6, 1e7)])
+def test_fscpu_affine_invariant_selection(fitted, a, b):
+    """Issue 26: FSCPU on a·X + b selects the features it selects on X, with the same scores (to float32
+    precision) and finite objectives: the min-max scaling (the paper's preprocessing) runs in float64 on X
+    validated as float64, so an offset of 1e7 keeps the spread of every feature."""
+    sel, X, s = fitted
+    other = FSCPU(**SMALL, random_state=0).fit(a * X + b, s)
+    np.testing.assert_array_equal(other.get_support(), sel.get_support())
+    np.testing.assert_allclose(other.scores_, sel.scores_, atol=1e-3)
+    assert np.all(np.isfinite(other.scores_))
+    f = other.objective_history_
+    assert np.all(np.isfinite(f) | np.isnan(sel.objective_history_))
+    np.testing.assert_array_equal(other.transform(a * X + b), (a * X + b)[:, sel.get_support()])

@@ -18,6 +18,13 @@ def _blobs(n=600, seed=0, c=0.5, shift=3.0, d=2):
     return X.astype(np.float32), y, s
 
 
+def _seen(X):
+    """The rows the base models of a meta-estimator see: X standardised per feature in float64 (mean, population
+    standard deviation), cast to float32, passed as float64."""
+    X = np.asarray(X, np.float64)
+    return ((X - X.mean(0)) / X.std(0)).astype(np.float32).astype(np.float64)
+
+
 # ------------------------------------------------------------------------------------------------ Elkan & Noto
 @pytest.mark.parametrize("name,rows", [("breast_cancer", None), ("mushroom", 3000), ("vote", None)])
 def test_elkan_noto_label_frequency_on_real_sets(name, rows, data_dir):
@@ -41,32 +48,32 @@ def test_elkan_noto_label_frequency_on_real_sets(name, rows, data_dir):
 @pytest.mark.parametrize("method", ["e1", "e2", "e3"])
 def test_elkan_noto_c_matches_numpy_reference(method):
     X, y, s = _blobs()
-    X = X.astype(np.float64)  # the values the base models see
     clf = ElkanNotoClassifier(c_estimator=method, hold_out_ratio=0.25, random_state=3).fit(X, s)
+    Z = _seen(X)
     train, hold = stratified_hold_out(s.astype(np.int32), 0.25, np.random.RandomState(3))
-    g = LogisticRegression(max_iter=1000).fit(X[train], s[train]).predict_proba(X[hold])[:, 1]
+    g = LogisticRegression(max_iter=1000).fit(Z[train], s[train]).predict_proba(Z[hold])[:, 1]
     sh = s[hold] == 1
     ref = {"e1": g[sh].mean(), "e2": g[sh].sum() / g.sum(), "e3": g.max()}[method]
     assert clf.c_ == pytest.approx(ref, rel=1e-6)
     n_l, n_u = s.sum(), (1 - s).sum()
     assert clf.prior_ == pytest.approx(min(1.0, n_l * (1 - ref) / (ref * n_u)), rel=1e-6)
     p = clf.predict_proba(X)[:, 1]
-    ref_p = np.clip(clf.estimator_.predict_proba(X)[:, 1] / ref, 0, 1)
+    ref_p = np.clip(clf.estimator_.predict_proba(Z)[:, 1] / ref, 0, 1)
     np.testing.assert_allclose(p, ref_p, rtol=1e-6)
 
 
 def test_elkan_noto_weighted_variant_matches_reference_and_beats_naive():
     X, y, s = _blobs(seed=1, c=0.3, shift=2.0)
-    X = X.astype(np.float64)  # the values the base models see
     clf = ElkanNotoClassifier(weighted=True, random_state=0).fit(X, s)
+    Z = _seen(X)
     g, c = clf.estimator_, clf.c_
     U = s == 0
-    gu = g.predict_proba(X[U])[:, 1]
+    gu = g.predict_proba(Z[U])[:, 1]
     w = np.clip((1 - c) / c * gu / (1 - gu), 0, 1)
     ref = LogisticRegression(max_iter=1000).fit(
-        np.r_[X[~U], X[U], X[U]], np.r_[np.ones((~U).sum() + U.sum()), np.zeros(U.sum())],
+        np.r_[Z[~U], Z[U], Z[U]], np.r_[np.ones((~U).sum() + U.sum()), np.zeros(U.sum())],
         sample_weight=np.r_[np.ones((~U).sum()), w, 1 - w])
-    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], ref.predict_proba(X)[:, 1], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], ref.predict_proba(Z)[:, 1], rtol=1e-5, atol=1e-7)
     naive = LogisticRegression().fit(X, s).predict(X)
     assert np.mean(clf.predict(X) == y) > np.mean(naive == y) + 0.1
 
@@ -179,18 +186,19 @@ def test_two_step_spy_and_rocchio_match_hand_written_reference():
     from pujax.meta import TwoStepClassifier
 
     X, y, s = _blobs(n=300, seed=7, c=0.4, shift=2.0)
-    X = X.astype(np.float64)  # the values the base models see
+    X = X.astype(np.float64)
     clf = TwoStepClassifier(negatives="spy", spy_ratio=0.2, noise_level=0.1, random_state=5).fit(X, s)
+    Z = _seen(X)
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     spies = np.random.RandomState(5).choice(P, size=int(round(0.2 * P.size)), replace=False)
     s2 = s.copy()
     s2[spies] = 0
-    g = LogisticRegression(max_iter=1000).fit(X, s2)
-    t = np.quantile(g.predict_proba(X[spies])[:, 1], 0.1)
-    rn = U[g.predict_proba(X[U])[:, 1] < t]
+    g = LogisticRegression(max_iter=1000).fit(Z, s2)
+    t = np.quantile(g.predict_proba(Z[spies])[:, 1], 0.1)
+    rn = U[g.predict_proba(Z[U])[:, 1] < t]
     np.testing.assert_array_equal(clf.reliable_negatives_, rn)
-    final = LogisticRegression(max_iter=1000).fit(np.r_[X[P], X[rn]], np.r_[np.ones(P.size), np.zeros(rn.size)])
-    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], final.predict_proba(X)[:, 1], rtol=1e-6)
+    final = LogisticRegression(max_iter=1000).fit(np.r_[Z[P], Z[rn]], np.r_[np.ones(P.size), np.zeros(rn.size)])
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], final.predict_proba(Z)[:, 1], rtol=1e-6)
 
     roc = TwoStepClassifier(negatives="rocchio").fit(X, s)
     Xd = X.astype(np.float64)
@@ -333,3 +341,37 @@ def test_linear_pu_rbf_weights_and_compilation():
         clf = NNPULinearClassifier(prior, random_state=0).fit(X[:-37, :1], s[:-37])
         clf.predict(X[:11, :1])
     assert counter.count == 0 and clf.C_ in C_GRID
+
+
+# ------------------------------------------------------------------------------------------------ units (issue 26)
+def _meta_estimators():
+    from pujax.meta import PUBaggingClassifier, SAREMClassifier, TwoStepClassifier
+
+    return [ElkanNotoClassifier(random_state=0), PUBaggingClassifier(n_estimators=10, random_state=0),
+            TwoStepClassifier(random_state=0), SAREMClassifier(max_iter=20)]
+
+
+@pytest.fixture(scope="module")
+def meta_refs():
+    rng = np.random.default_rng(0)
+    n = 300
+    y = (rng.random(n) < 0.4).astype(int)
+    X = rng.normal(size=(n, 4)) + 1.5 * y[:, None]
+    s = ((y == 1) & (rng.random(n) < 0.5)).astype(int)
+    return X, y, s, [est.fit(X, s) for est in _meta_estimators()]
+
+
+@pytest.mark.parametrize("a,b", [(1e-6, 0.0), (1e6, 0.0), (1.0, 1e7), (1e3, -1e7), (1e-6, 1e7)])
+def test_meta_affine_invariant_predictions(meta_refs, a, b):
+    """Every meta-estimator with its default base models predicts on a·X + b as on X (>= 99 % of rows) with
+    finite probabilities and scores: X is standardised in float64 before the base models (a regularised
+    LogisticRegression depends on the units, scikit-learn's trees cast to float32 and lose an offset of 1e7)."""
+    X, y, s, refs = meta_refs
+    Xt = a * X + b
+    for ref, est in zip(refs, _meta_estimators()):
+        name = type(est).__name__
+        est.fit(Xt, s)
+        p, d = est.predict_proba(Xt), est.decision_function(Xt)
+        assert np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1)) and np.all(np.isfinite(d)), name
+        assert np.mean(est.predict(Xt) == ref.predict(X)) >= 0.99, name
+        assert np.mean(ref.predict(X) == y) > 0.7, name  # the reference is a sensible classifier

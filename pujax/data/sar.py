@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import jax
 import numpy as np
 
+from pujax.preprocessing import standardization, standardize
 from pujax.validation import as_key, check_binary_labels, check_float, check_X
 
 if TYPE_CHECKING:
@@ -43,9 +44,7 @@ def logistic_propensity(X: ArrayLike, propensity_features: Sequence[int] = (0,),
     if not np.all(np.isfinite(coef)):
         raise ValueError("coef must be finite.")
     check_float(intercept, "intercept")
-    Z = X[:, feats]
-    sd = Z.std(0)
-    Z = (Z - Z.mean(0)) / np.where(sd > 0, sd, 1.0)
+    Z = standardize(X[:, feats], *standardization(X[:, feats]), dtype=np.float64)
     return 1.0 / (1.0 + np.exp(-np.clip(intercept + Z @ coef, -500, 500)))
 
 

@@ -318,7 +318,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike) -> FSCPU:
         """Search the feature mask on PU data ``X`` (n, d) with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).
         """
-        X, s, _ = validate_fit_data(self, X, y, set_classes=False)
+        X, s, _ = validate_fit_data(self, X, y, set_classes=False, dtype=np.float64)  # scaled in float64
         n, d = X.shape
         (batching, n_clusters, n_iter, max_em_iter, km_iter, lam, n_searches, mi_bins, cache_size, tol, reg, eta,
          eps) = self._checked_params(n, d)

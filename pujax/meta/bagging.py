@@ -23,6 +23,7 @@ from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
 from pujax.meta._common import PositiveProbaMixin, as_float64, check_base, fit_base, positive_proba
 from pujax.persistence import register_estimator
+from pujax.preprocessing import StandardizedInputMixin
 from pujax.validation import check_bool, check_float, check_int
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def _fit_chunk(estimator, seeds, X, s, w, k, bootstrap):
 
 
 @register_estimator
-class PUBaggingClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
+class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
     """Bagging PU classifier: every base model separates all labeled positives from a resample of the unlabeled rows.
 
     Parameters
@@ -109,6 +110,12 @@ class PUBaggingClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
+    mean_, scale_ : ndarray of shape (n_features_in_,)
+        The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
+        :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
+        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
+        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
+        float32 trees).
     estimators_ : list of classifiers
         The fitted base models.
     oob_decision_function_ : ndarray of shape (n_samples, 2)

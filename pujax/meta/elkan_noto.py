@@ -32,6 +32,7 @@ from pujax.meta._common import (
     stratified_hold_out,
 )
 from pujax.persistence import register_estimator
+from pujax.preprocessing import StandardizedInputMixin
 from pujax.prior._common import prior_from_label_frequency
 from pujax.validation import check_bool, check_float, check_in
 
@@ -67,7 +68,7 @@ def elkan_noto_weights(g: ArrayLike, c: float) -> np.ndarray:
 
 
 @register_estimator
-class ElkanNotoClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
+class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
     """Any probabilistic classifier made PU-aware by Elkan & Noto's label-frequency correction.
 
     Parameters
@@ -86,6 +87,12 @@ class ElkanNotoClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
+    mean_, scale_ : ndarray of shape (n_features_in_,)
+        The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
+        :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
+        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
+        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
+        float32 trees).
     estimator_ : classifier
         ``g``, fitted on the rows not held out.
     weighted_estimator_ : classifier or None

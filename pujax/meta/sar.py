@@ -28,6 +28,7 @@ from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base mo
 from pujax.meta._common import PositiveProbaMixin, check_base, default_logistic, fit_base, positive_proba
 from pujax.meta.elkan_noto import elkan_noto_weights, estimate_label_frequency
 from pujax.persistence import register_estimator
+from pujax.preprocessing import StandardizedInputMixin, standardization, standardize
 from pujax.validation import check_float, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
@@ -144,7 +145,7 @@ def scar_check(X: ArrayLike, s: ArrayLike, *, propensity_features: Sequence[int]
     s = check_pu_labels(s, n_samples=X.shape[0])
     alpha = check_float(alpha, "alpha", 0.0, 1.0)
     max_iter = check_int(max_iter, "max_iter", 1)
-    X = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
+    X = standardize(X, *standardization(X), dtype=np.float64)
     *_, ll_sar = sar_em(X, s, propensity_features=propensity_features, max_iter=max_iter)
     *_, ll_scar = sar_em(X, s, propensity_features=[], max_iter=max_iter)
     k = X.shape[1] if propensity_features is None else len(np.atleast_1d(propensity_features))
@@ -159,7 +160,7 @@ def scar_check(X: ArrayLike, s: ArrayLike, *, propensity_features: Sequence[int]
 
 
 @register_estimator
-class SAREMClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
+class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
     """Classifier and propensity model of SAR PU data fitted jointly by EM (Bekker, Robberechts & Davis 2019).
 
     Parameters
@@ -177,6 +178,12 @@ class SAREMClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
+    mean_, scale_ : ndarray of shape (n_features_in_,)
+        The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
+        :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
+        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
+        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
+        float32 trees).
     estimator_ : classifier
         ``f``, the model of ``p(y=1 | x)`` (``predict_proba``).
     propensity_estimator_ : classifier or float

@@ -32,6 +32,7 @@ from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
 from pujax.meta._common import PositiveProbaMixin, check_base, default_logistic, fit_base, positive_proba
 from pujax.persistence import register_estimator
+from pujax.preprocessing import StandardizedInputMixin, standardization, standardize
 from pujax.validation import check_float, check_in, check_int
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def threshold_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: Arra
 
 def rocchio_negatives(X: ArrayLike, s: ArrayLike, alpha: float = 16.0, beta: float = 4.0) -> np.ndarray:
     """Unlabeled rows closer (cosine) to the negative Rocchio prototype than to the positive one (Liu et al. 2003)."""
-    Z = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
+    Z = standardize(X, *standardization(X), dtype=np.float64)
     Z = Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
     mp, mu = Z[s == 1].mean(0), Z[s == 0].mean(0)
     c_pos, c_neg = alpha * mp - beta * mu, alpha * mu - beta * mp
@@ -88,7 +89,7 @@ def rocchio_negatives(X: ArrayLike, s: ArrayLike, alpha: float = 16.0, beta: flo
 
 
 @register_estimator
-class TwoStepClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
+class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
     """Two-step PU classifier: reliable negatives from the unlabeled rows, then positives vs reliable negatives.
 
     Parameters
@@ -108,6 +109,12 @@ class TwoStepClassifier(PositiveProbaMixin, PUClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
+    mean_, scale_ : ndarray of shape (n_features_in_,)
+        The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
+        :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
+        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
+        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
+        float32 trees).
     estimator_ : classifier
         The step-two model kept (first or last, by the selection rule).
     reliable_negatives_ : ndarray of int

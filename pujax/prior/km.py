@@ -38,6 +38,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.preprocessing import standardization, standardize
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
@@ -199,8 +201,7 @@ def km_estimate(X_mixture: ArrayLike, X_component: ArrayLike, *, n_iter: int = 2
     Xm = np.asarray(X_mixture, np.float64)
     Xc = np.asarray(X_component, np.float64)
     Z = np.vstack([Xm, Xc])
-    sd = Z.std(axis=0)
-    Z = (Z - Z.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    Z = standardize(Z, *standardization(Z), dtype=np.float64)
     n_mix, n_comp = Xm.shape[0], Xc.shape[0]
     dt = jnp.result_type(float)
     a = np.r_[np.full(n_mix, 1.0 / n_mix), np.zeros(n_comp)]
