@@ -9,7 +9,12 @@ validation (statistics stored in ``mean_`` and ``scale_``).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = ["standardization", "standardize", "StandardizedInputMixin"]
 
@@ -23,7 +28,8 @@ def _small_integers(X: np.ndarray) -> np.ndarray:
     return small & np.all(X == np.floor(X), axis=0)
 
 
-def standardization(X, *, sample_weight=None, keep_small_integers: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def standardization(X: ArrayLike, *, sample_weight: ArrayLike | None = None,
+                    keep_small_integers: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per-feature ``(center, scale)`` of ``X``, computed in float64.
 
     Parameters
@@ -73,7 +79,8 @@ def standardization(X, *, sample_weight=None, keep_small_integers: bool = False)
     return center, scale
 
 
-def standardize(X, center, scale, *, clip: float | None = None, dtype=np.float32) -> np.ndarray:
+def standardize(X: ArrayLike, center: ArrayLike, scale: ArrayLike, *, clip: float | None = None,
+                dtype: DTypeLike = np.float32) -> np.ndarray:
     """``(X - center) / scale`` computed in float64 (clipped to ``[-clip, clip]`` when ``clip`` is given),
     returned C-contiguous as ``dtype`` (float32 by default).
 
