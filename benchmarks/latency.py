@@ -25,7 +25,7 @@ ESTIMATORS = {
     "PUExtraTreesClassifier": {"prior": "true"},
     "PUExtraTreesClassifier(prior='auto')": {"prior": "auto"},
     "AdaPUClassifier": {"prior": "true"},
-    "RESVMClassifier": {},
+    "RESVMClassifier": {"prior": "true"},
     "NNPUClassifier": {"prior": "true"},
     "TwoHNC": {"prior": "true"},
     "TwoHNC(feature_weights=None)": {"prior": "true", "feature_weights": None},
