@@ -87,9 +87,9 @@ def test_two_processes_equal_one(tmp_path):
 
 
 def test_methods_on_several_devices_and_two_processes(tmp_path):
-    """Ada-PU (rows sharded) and nnPU fit_many (seeds split): every device of one process, one device, and two
-    processes (2 devices each) agree."""
-    jobs = ["adapu", "nnpu"]
+    """Ada-PU (rows sharded), nnPU fit_many (seeds split), RESVM (base models split) and 2-HNC (kNN blocks, lambda
+    lanes): every device of one process, one device, and two processes (2 devices each) agree."""
+    jobs = ["adapu", "nnpu", "svm", "hnc"]
     one = run_processes(jobs, 1, tmp_path)
     two = run_processes(jobs, 2, tmp_path)
     assert int(one["adapu.n_devices"]) == 4 and int(two["adapu.n_devices"]) == 4
@@ -111,3 +111,11 @@ def test_methods_on_several_devices_and_two_processes(tmp_path):
     # the same layout (one seed per device) in one process or two
     np.testing.assert_allclose(two["nnpu.scores_all"], one["nnpu.scores_all"], atol=0.05)
     assert np.mean((two["nnpu.scores_all"] > 0) == (one["nnpu.scores_all"] > 0)) >= 0.99
+    # RESVM: every base model is solved on one device by the same program; only the kernel rounding of the
+    # per-device blocks differs
+    for run in (one, two):
+        np.testing.assert_allclose(run["svm.decision_all"], one["svm.decision_one"], rtol=1e-5, atol=1e-4)
+    # 2-HNC: integer cuts, identical labels
+    for key in ("labels", "predict"):
+        np.testing.assert_array_equal(one[f"hnc.{key}_all"], one[f"hnc.{key}_one"])
+        np.testing.assert_array_equal(two[f"hnc.{key}_all"], one[f"hnc.{key}_one"])

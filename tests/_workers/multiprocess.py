@@ -102,6 +102,36 @@ def job_forest():
     return out
 
 
+def job_svm():
+    """RESVM with its base models split over every device, and on one device (the reference)."""
+    import jax
+
+    from pujax import RESVMClassifier
+
+    X, s, _ = _problem()
+    out = {}
+    for name, devices in (("all", None), ("one", jax.local_devices()[:1])):
+        est = RESVMClassifier(n_estimators=8, max_samples=100, prior=0.4, random_state=0, devices=devices)
+        out[f"decision_{name}"] = est.fit(X, s).decision_function(X)
+    return out
+
+
+def job_hnc():
+    """2-HNC with kNN row blocks and lambda lanes over every device, and on one device (the reference)."""
+    import jax
+
+    from pujax import TwoHNC
+
+    X, s, _ = _problem()
+    out = {}
+    for name, devices in (("all", None), ("one", jax.local_devices()[:1])):
+        est = TwoHNC(prior=0.4, n_neighbors=5, feature_weights=None, lambdas=[0.0, 0.05, 0.1, 0.2], n_lanes=4,
+                     random_state=0, devices=devices).fit(X, s)
+        out[f"labels_{name}"] = est.transductive_labels_
+        out[f"predict_{name}"] = est.predict(X[:50])
+    return out
+
+
 def main(argv):
     pid, n, port, out = int(argv[0]), int(argv[1]), int(argv[2]), argv[3]
     jobs = argv[4:]
