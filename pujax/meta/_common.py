@@ -12,9 +12,10 @@ from sklearn.utils.validation import has_fit_parameter
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+    from sklearn.base import BaseEstimator
 
-__all__ = ["PositiveProbaMixin", "as_float64", "default_logistic", "check_base", "fit_base", "positive_proba",
-           "stratified_hold_out"]
+__all__ = ["PositiveProbaMixin", "as_float64", "base_or_default", "default_logistic", "check_base", "fit_base",
+           "positive_proba", "stratified_hold_out"]
 
 
 def default_logistic() -> LogisticRegression:
@@ -22,8 +23,17 @@ def default_logistic() -> LogisticRegression:
     return LogisticRegression(max_iter=1000)
 
 
+def base_or_default(estimator: BaseEstimator | None) -> BaseEstimator:
+    """``estimator``, or :func:`default_logistic` when it is None (the ``estimator=None`` default of the
+    meta-estimators)."""
+    return default_logistic() if estimator is None else estimator
+
+
 def check_base(estimator, name: str = "estimator", *, proba: bool = True):
-    """Check a base model: a scikit-learn classifier (``fit`` and ``predict_proba`` when ``proba``)."""
+    """Check a base model: a scikit-learn classifier (``fit`` and ``predict_proba`` when ``proba``); None (the
+    default model) passes."""
+    if estimator is None:
+        return None
     if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
         raise TypeError(f"{name} must be a scikit-learn style classifier with fit/get_params; got "
                         f"{type(estimator).__name__}.")

@@ -162,8 +162,7 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         bag_sizes(self.max_samples, 1, 1, True)
         check_int(self.n_jobs, "n_jobs", None, allow_none=True)
         check_int(self.verbose, "verbose", 0)
-        if self.estimator is not None:
-            check_base(self.estimator, proba=False)
+        check_base(self.estimator, proba=False)
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PUBaggingClassifier:
         """Fit ``n_estimators`` base models of labeled positives vs a resample of the unlabeled rows.

@@ -25,8 +25,8 @@ from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
 from pujax.meta._common import (
     PositiveProbaMixin,
+    base_or_default,
     check_base,
-    default_logistic,
     fit_base,
     positive_proba,
     stratified_hold_out,
@@ -141,8 +141,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         check_float(self.hold_out_ratio, "hold_out_ratio", 0.0, 1.0)
         check_bool(self.weighted, "weighted")
         check_in(self.c_estimator, "c_estimator", C_ESTIMATORS)
-        if self.estimator is not None:
-            check_base(self.estimator)
+        check_base(self.estimator)
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> ElkanNotoClassifier:
         """Fit ``g`` on labeled vs unlabeled rows, estimate ``c`` on the held-out rows (and fit the weighted model).
@@ -161,7 +160,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         """
         self._check_params()
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
-        base = default_logistic() if self.estimator is None else self.estimator
+        base = base_or_default(self.estimator)
         train, hold = stratified_hold_out(s, self.hold_out_ratio, check_random_state(self.random_state))
         g = fit_base(base, X[train], s[train], None if w is None else w[train])
         w_hold = None if w is None else w[hold]

@@ -25,7 +25,14 @@ from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import PositiveProbaMixin, check_base, default_logistic, fit_base, positive_proba
+from pujax.meta._common import (
+    PositiveProbaMixin,
+    base_or_default,
+    check_base,
+    default_logistic,
+    fit_base,
+    positive_proba,
+)
 from pujax.meta.elkan_noto import elkan_noto_weights, estimate_label_frequency
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, standardization, standardize
@@ -93,8 +100,7 @@ def sar_em(X: ArrayLike, s: ArrayLike, *, propensity_features: Sequence[int] | N
     ``X[:, propensity_features]`` or, for a constant propensity, a float.
     """
     w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    f_base = default_logistic() if estimator is None else estimator
-    e_base = default_logistic() if propensity_estimator is None else propensity_estimator
+    f_base, e_base = base_or_default(estimator), base_or_default(propensity_estimator)
     Xe = _features(X, propensity_features)
     g = positive_proba(fit_base(default_logistic(), X, s, w), X)
     p = np.where(s == 1, 1.0, elkan_noto_weights(g, estimate_label_frequency(g, s, "e1", w)))
@@ -233,8 +239,7 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
         check_int(self.max_iter, "max_iter", 1)
         check_float(self.tol, "tol", 0.0, None, closed="left")
         for name in ("estimator", "propensity_estimator"):
-            if getattr(self, name) is not None:
-                check_base(getattr(self, name), name)
+            check_base(getattr(self, name), name)
         if self.propensity_features is not None:
             feats = np.asarray(self.propensity_features)
             if feats.ndim != 1 or (feats.size and feats.dtype.kind not in "iu"):

@@ -30,7 +30,13 @@ from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import PositiveProbaMixin, check_base, default_logistic, fit_base, positive_proba
+from pujax.meta._common import (
+    PositiveProbaMixin,
+    base_or_default,
+    check_base,
+    fit_base,
+    positive_proba,
+)
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, standardization, standardize
 from pujax.validation import check_float, check_in, check_int
@@ -159,8 +165,7 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         check_int(self.iterate, "iterate", 0)
         check_float(self.spy_ratio, "spy_ratio", 0.0, 1.0)
         check_float(self.noise_level, "noise_level", 0.0, 1.0, closed="left")
-        if self.estimator is not None:
-            check_base(self.estimator)
+        check_base(self.estimator)
 
     def _step_one(self, base, X, s, w):
         if self.negatives == "spy":
@@ -187,7 +192,7 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         """
         self._check_params()
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
-        base = default_logistic() if self.estimator is None else self.estimator
+        base = base_or_default(self.estimator)
         P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
         rn = np.sort(self._step_one(base, X, s, w))
         first = model = self._step_two(base, X, P, rn, w)
