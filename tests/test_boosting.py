@@ -417,7 +417,7 @@ def test_learning_rate_auto_picks_min_cross_fitted_pu_risk(toy):
     X, s, _, prior = toy
     auto = AdaPUClassifier(n_estimators=8, prior=prior, random_state=0).fit(X, s)
     key = as_key(0)
-    masks = _fold_masks(key, np.asarray(s), np.ones(len(s), np.float32), 2)
+    masks = _fold_masks(key, np.asarray(s), np.ones(len(s), np.float32), 2, X)
     assert np.all(masks.sum(axis=0) == 1)  # every row is held out exactly once
     assert abs(s[masks[0] == 1].sum() - s[masks[1] == 1].sum()) <= 1  # stratified by s
     cands = adapu_candidates(X)
@@ -436,6 +436,26 @@ def test_learning_rate_auto_picks_min_cross_fitted_pu_risk(toy):
     ref = AdaPUClassifier(n_estimators=8, learning_rate=best, prior=prior, random_state=0).fit(X, s)
     np.testing.assert_allclose(auto.decision_function(X), ref.decision_function(X), rtol=1e-6, atol=1e-6)
     assert auto.n_estimators_ == ref.n_estimators_
+
+
+def test_selection_folds_keep_copies_of_a_row_together():
+    """Case-control data: a labeled row and its unlabeled copy land in the same fold (no held-out row has a copy
+    among the training rows); the labeled rows are spread evenly over the folds."""
+    from pujax.boosting.adapu import _fold_masks
+    from pujax.validation import as_key
+
+    rng = np.random.default_rng(0)
+    U = rng.normal(size=(60, 3))
+    P = U[:20]  # labeled copies of 20 unlabeled rows
+    X = np.r_[P, U]
+    s = np.r_[np.ones(20, int), np.zeros(60, int)]
+    w = np.ones(80, np.float32)
+    w[-3:] = 0.0  # zero-weight rows are in no fold
+    masks = _fold_masks(as_key(3), s, w, 2, X)
+    held = np.argmin(masks, axis=0)  # the fold that holds each row out
+    np.testing.assert_array_equal(held[:20], held[20:40])
+    assert np.all(masks[:, -3:] == 0) and np.all(masks[:, :-3].sum(axis=0) == 1)
+    assert abs(int(np.sum(held[:20] == 0)) - 10) <= 1
 
 
 @pytest.mark.parametrize("learning_rate", [0.5, "auto"])

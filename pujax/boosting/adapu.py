@@ -348,17 +348,30 @@ N_SELECTION_FOLDS = 2
 """Folds of the cross-fitted risk that selects β for ``learning_rate="auto"``."""
 
 
-def _fold_masks(key, s, w, n_folds):
-    """Training-row masks ``(n_folds, n)`` of folds stratified by ``s`` over the rows with weight > 0."""
+def _fold_masks(key, s, w, n_folds, X=None):
+    """Training-row masks ``(n_folds, n)`` of folds over the rows with weight > 0.
+
+    Rows with identical features (``X``; in case-control data a labeled row and its unlabeled copy) share a fold,
+    so that no held-out row has a copy among the training rows; the groups are stratified by whether they hold a
+    labeled row.
+    """
     rng = host_rng(key)
-    fold = np.full(s.shape[0], -1)
-    for label in (0, 1):
-        rows = np.flatnonzero((s == label) & (w > 0))
-        fold[rng.permutation(rows)] = np.arange(rows.size) % n_folds
+    live = w > 0
+    group = np.arange(s.shape[0]) if X is None else np.unique(np.asarray(X), axis=0, return_inverse=True)[1].ravel()
+    n_groups = int(group.max()) + 1
+    labeled = np.zeros(n_groups, bool)
+    labeled[group[live & (s == 1)]] = True
+    present = np.zeros(n_groups, bool)
+    present[group[live]] = True
+    fold_of = np.full(n_groups, -1)
+    for stratum in (labeled, ~labeled):
+        groups = np.flatnonzero(stratum & present)
+        fold_of[rng.permutation(groups)] = np.arange(groups.size) % n_folds
+    fold = np.where(live, fold_of[group], -1)
     return np.stack([(fold != f) & (fold >= 0) for f in range(n_folds)]).astype(w.dtype)
 
 
-def _select_learning_rate(key, Xj, sj, wj, sd, wd, prior, cands, per_set, T, k, verbose):
+def _select_learning_rate(key, Xj, sj, wj, Xd, sd, wd, prior, cands, per_set, T, k, verbose):
     """Cross-fitted PU 0-1 risk of every β of ``LEARNING_RATES`` (mean over ``N_SELECTION_FOLDS`` folds), and the
     fits on all rows for every β: ``(risks, models)`` with a leading β axis on ``models``.
 
@@ -367,7 +380,7 @@ def _select_learning_rate(key, Xj, sj, wj, sd, wd, prior, cands, per_set, T, k, 
     program on the full-size arrays (one compilation for the whole ``fit``); the held-out rows of each fold then
     give an unbiased PU risk estimate (eq. (6), zero-one loss).
     """
-    masks = _fold_masks(key, np.asarray(sd), np.asarray(wd), N_SELECTION_FOLDS)
+    masks = _fold_masks(key, np.asarray(sd), np.asarray(wd), N_SELECTION_FOLDS, Xd)
     betas = np.asarray(LEARNING_RATES, np.float32)
     with progress(1, desc=f"Ada-PU: {len(LEARNING_RATES)} learning rates x {N_SELECTION_FOLDS} folds",
                   verbose=verbose) as bar:

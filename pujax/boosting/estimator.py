@@ -209,7 +209,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
             return AdaPUModel(*[jnp.concatenate(f) for f in zip(*parts)])
 
         if lr == "auto":
-            risks, models = _select_learning_rate(key, Xj, sj, wj, sd, wd, prior, cands,
+            risks, models = _select_learning_rate(key, Xj, sj, wj, Xd, sd, wd, prior, cands,
                                                   self.normalization == "per_set", T, k, self.verbose)
             best = int(np.argmin(risks))  # ties: the smaller beta (LEARNING_RATES is ascending)
             lr = LEARNING_RATES[best]
