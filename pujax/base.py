@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 
 from pujax.persistence import load_estimator, save_estimator
+from pujax.preprocessing import standardization, standardize
 from pujax.validation import check_prior, validate_fit_data, validate_predict_data
 
 if TYPE_CHECKING:
@@ -31,14 +32,15 @@ def resolve_prior(prior: float | str, X: ArrayLike, s01: ArrayLike, random_state
     """Turn an estimator's ``prior`` argument into a float in (0, 1).
 
     A float is checked and returned; ``"auto"`` estimates pi from ``(X, s01)`` with
-    :func:`pujax.prior.estimate_prior` (its default method); a prior estimate (an object with ``.prior``) gives
-    its value.
+    :func:`pujax.prior.estimate_prior` (its default method) on the features standardised in float64
+    (:mod:`pujax.preprocessing`), so the estimate does not depend on their units or offsets; a prior estimate (an
+    object with ``.prior``) gives its value.
     """
     prior = check_prior(prior)
     if isinstance(prior, str):  # "auto"
         from pujax.prior import estimate_prior
 
-        prior = estimate_prior(X, s01, random_state=random_state)
+        prior = estimate_prior(standardize(X, *standardization(X)), s01, random_state=random_state)
     if not isinstance(prior, float):
         prior = check_prior(prior.prior, allow_auto=False)
     return float(prior)

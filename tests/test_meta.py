@@ -345,10 +345,10 @@ def test_linear_pu_rbf_weights_and_compilation():
 
 # ------------------------------------------------------------------------------------------------ units (issue 26)
 def _meta_estimators():
-    from pujax.meta import PUBaggingClassifier, SAREMClassifier, TwoStepClassifier
+    from pujax.meta import NNPULinearClassifier, PUBaggingClassifier, SAREMClassifier, TwoStepClassifier
 
     return [ElkanNotoClassifier(random_state=0), PUBaggingClassifier(n_estimators=10, random_state=0),
-            TwoStepClassifier(random_state=0), SAREMClassifier(max_iter=20)]
+            TwoStepClassifier(random_state=0), SAREMClassifier(max_iter=20), NNPULinearClassifier(random_state=0)]
 
 
 @pytest.fixture(scope="module")
