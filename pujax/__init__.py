@@ -9,7 +9,8 @@ Estimators (scikit-learn API, ``fit(X, s)`` with ``s`` = 1 for labeled positives
 * SVM ensembles (Claesen et al. 2015): :class:`RESVMClassifier`, :class:`BaggingSVMClassifier`,
   :class:`CWSVMClassifier` -- ``pujax.svm``;
 * graph cuts (Hochbaum & Nitayanont): :class:`TwoHNC` -- ``pujax.graph``;
-* neural uPU / nnPU (Kiryo et al. 2017): :class:`NNPUClassifier` -- ``pujax.neural``;
+* neural uPU / nnPU (Kiryo et al. 2017): :class:`NNPUClassifier`, and prior-free variational PU learning (Chen et
+  al. 2020): :class:`VPUClassifier` -- ``pujax.neural``;
 * feature selection (Uchikoshi & Akimoto 2025): :class:`FSCPU` -- ``pujax.feature_selection``;
 * around any model (``pujax.meta``): :class:`ElkanNotoClassifier` (Elkan & Noto 2008),
   :class:`PUBaggingClassifier` (Mordelet & Vert 2014), :class:`TwoStepClassifier` (Liu et al. 2002, 2003),
@@ -46,6 +47,7 @@ _ESTIMATORS = {
     "RESVMClassifier": "svm",
     "TwoHNC": "graph",
     "NNPUClassifier": "neural",
+    "VPUClassifier": "neural",
     "FSCPU": "feature_selection",
     "ElkanNotoClassifier": "meta",
     "PUBaggingClassifier": "meta",

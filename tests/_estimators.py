@@ -14,6 +14,7 @@ FAST = {
     "BaggingSVMClassifier": dict(n_estimators=5),
     "RESVMClassifier": dict(n_estimators=5),
     "NNPUClassifier": dict(epochs=5),
+    "VPUClassifier": dict(epochs=5),
     "FSCPU": dict(n_iter=100),
     "PUBaggingClassifier": dict(n_estimators=10),
 }

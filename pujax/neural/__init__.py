@@ -1,15 +1,17 @@
-"""nnPU / uPU neural baselines in flax + optax (Kiryo et al. 2017; DESIGN §3.3).
+"""Neural PU learners in flax + optax: nnPU / uPU (Kiryo et al. 2017; DESIGN §3.3) and VPU (Chen et al. 2020).
 
 * :mod:`pujax.neural.models` -- ``Linear``, ``MLP`` (d-300-300-300-300-1, BatchNorm, ReLU / Softsign) and
   ``AllConvNet`` (the 13-layer CIFAR-10 net), as ``flax.linen`` modules;
 * :mod:`pujax.neural.train` -- the functional core: :func:`train` (one jit-compiled program per run) and
   :func:`fit_many` (``vmap`` over seeds);
-* :class:`NNPUClassifier` -- the scikit-learn estimator.
+* :class:`NNPUClassifier` -- the scikit-learn estimator;
+* :mod:`pujax.neural.vpu` and :class:`VPUClassifier` -- variational PU learning with MixUp (Chen et al. 2020), which
+  needs no class prior.
 
 Using the nnPU objective in your own optax loop: see :func:`pujax.risk.nnpu_objective` and the notebook
 ``notebooks/grad_through_nnpu.ipynb``.
 """
-from pujax.neural.estimator import NNPUClassifier
+from pujax.neural.estimator import NNPUClassifier, VPUClassifier
 from pujax.neural.models import MLP, AllConvNet, Linear, make_model
 from pujax.neural.train import (
     TrainConfig,
@@ -25,9 +27,16 @@ from pujax.neural.train import (
     train,
     train_step,
 )
+from pujax.neural.vpu import VPUModel, vpu_decision, vpu_fit, vpu_fit_many, vpu_loss
 
 __all__ = [
     "NNPUClassifier",
+    "VPUClassifier",
+    "VPUModel",
+    "vpu_fit",
+    "vpu_fit_many",
+    "vpu_decision",
+    "vpu_loss",
     "train",
     "fit_many",
     "Linear",

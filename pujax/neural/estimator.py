@@ -1,4 +1,5 @@
-"""scikit-learn estimator for the nnPU / uPU / PN neural baselines (Kiryo et al. 2017; DESIGN §3.3)."""
+"""scikit-learn estimators of the neural PU learners: nnPU / uPU / PN (Kiryo et al. 2017; DESIGN §3.3) and VPU
+(Chen et al. 2020)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -9,7 +10,17 @@ from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
 from pujax.compilation import rows_in_bucket
-from pujax.neural.train import RISKS, _get_compiled, batch_layout, make_config, pad_for_training, run_seeds
+from pujax.neural.train import (
+    RISKS,
+    _get_compiled,
+    batch_layout,
+    make_config,
+    pad_for_training,
+    run_seeds,
+    shard_seeds,
+)
+from pujax.neural.vpu import _compiled as _vpu_compiled
+from pujax.neural.vpu import make_vpu_config, mixup_gammas, n_steps_per_epoch
 from pujax.persistence import register_estimator
 from pujax.preprocessing import standardization, standardize
 from pujax.progress import progress
@@ -18,15 +29,66 @@ from pujax.validation import as_key, check_bool, check_in, check_int, check_pu_l
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["NNPUClassifier"]
+__all__ = ["NNPUClassifier", "VPUClassifier"]
 
 
 def _to_numpy_tree(tree):
     return jax.tree.map(lambda a: np.asarray(a), tree)
 
 
+class _NeuralPUBase(PUClassifierMixin, BaseEstimator):
+    """What the neural PU estimators share: input standardisation, seeds, per-seed scores and the flax module.
+
+    A subclass defines ``_config(n_features)`` (an object with the flax ``module`` and ``eval_chunk``), ``fit``
+    (storing ``variables_`` with a leading seed axis, ``n_seeds_``, ``mean_`` and ``scale_``) and its decision rule.
+    """
+
+    _input_dtype = np.float64  # standardised in float64, then cast to float32
+
+    def _fit_standardization(self, X):
+        """Set ``mean_`` / ``scale_`` from the training rows (None without ``standardize``); return ``X`` scaled."""
+        self.mean_ = self.scale_ = None
+        if self.standardize:
+            self.mean_, self.scale_ = standardization(X)
+        return self._transform(X)
+
+    def _transform(self, X):
+        """``(X - mean_) / scale_`` in float64, then float32 (``X`` as float32 without standardisation)."""
+        if self.mean_ is None:
+            return np.ascontiguousarray(X, dtype=np.float32)
+        return standardize(X, self.mean_, self.scale_)
+
+    def _seed_scores(self, X):
+        """Network outputs ``g(x)`` of every seed's model on validated rows, shape ``(n_seeds, n)``."""
+        X = self._transform(self._validate_predict(X))
+        cfg = self._config(self.n_features_in_)
+        variables = jax.tree.map(jax.device_put, self.variables_)
+        Xb, n = rows_in_bucket(X)
+        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jax.device_put(Xb)))[:, :n]
+
+    def seed_variables(self, i):
+        """The flax variables ``{"params": ..., "batch_stats": ...}`` of seed ``i`` (apply with the model)."""
+        if not hasattr(self, "variables_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
+        n = self.n_seeds_
+        if not isinstance(i, (int, np.integer)) or not -n <= int(i) < n:
+            raise IndexError(f"seed index {i!r} out of range for n_seeds_={n}.")
+        return jax.tree.map(lambda a: np.asarray(a)[int(i)], self.variables_)
+
+    @property
+    def module_(self):
+        """The flax module (rebuilt from ``model`` and ``model_kwargs``)."""
+        if not hasattr(self, "n_features_in_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
+        return self._config(self.n_features_in_).module
+
+
 @register_estimator
-class NNPUClassifier(PUClassifierMixin, BaseEstimator):
+class NNPUClassifier(_NeuralPUBase):
     r"""Neural PU classifier trained with the non-negative (nnPU) or unbiased (uPU) risk (Kiryo et al. 2017).
 
     Scenario: case-control (DESIGN §1) -- labeled positives (``s = 1``) are drawn from p(x | y = 1) and the
@@ -124,7 +186,6 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
 
     _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int",
                       "mean_": "f[n_features_in_]|none", "scale_": "f[n_features_in_]|none"}
-    _input_dtype = np.float64  # standardised in float64, then cast to float32
     _expected_failed_checks = {
         "check_methods_sample_order_invariance": "float32 matrix products on XLA:CPU can differ by 1 ulp with the "
         "row order; the check allows a relative error of 1e-7",
@@ -158,12 +219,6 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
                            batch_size=self.batch_size, learning_rate=self.learning_rate,
                            weight_decay=self.weight_decay, model_kwargs=self.model_kwargs, n_features=n_features)
 
-    def _transform(self, X):
-        """``(X - mean_) / scale_`` in float64, then float32 (``X`` as float32 without standardisation)."""
-        if self.mean_ is None:
-            return np.ascontiguousarray(X, dtype=np.float32)
-        return standardize(X, self.mean_, self.scale_)
-
     def _set_state(self, state, hist_list):
         self.variables_ = _to_numpy_tree(state["variables"])
         if hist_list:
@@ -188,10 +243,7 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
             raise TypeError(f"callback must be callable(epoch, estimator) or None; got {type(self.callback).__name__}.")
         check_bool(self.standardize, "standardize")
         X, s, _, prior = self._validate_fit(X, y)
-        self.mean_ = self.scale_ = None
-        if self.standardize:
-            self.mean_, self.scale_ = standardization(X)
-        X = self._transform(X)
+        X = self._fit_standardization(X)
         if self.risk == "pn":
             self.prior_ = prior = float(np.mean(s))
         cfg = self._config(int(X.shape[1]))
@@ -237,11 +289,7 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
 
     def seed_decision_function(self, X):
         """Scores ``g(x)`` of every seed's model, shape ``(n_seeds, n)``."""
-        X = self._transform(self._validate_predict(X))
-        cfg = self._config(self.n_features_in_)
-        variables = jax.tree.map(jax.device_put, self.variables_)
-        Xb, n = rows_in_bucket(X)
-        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jax.device_put(Xb)))[:, :n]
+        return self._seed_scores(X)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Mean score over seeds; positive means class 1."""
@@ -256,22 +304,172 @@ class NNPUClassifier(PUClassifierMixin, BaseEstimator):
         p1 = 1.0 / (1.0 + np.exp(-np.clip(self.decision_function(X).astype(np.float64), -500, 500)))
         return np.stack([1.0 - p1, p1], axis=1)
 
-    def seed_variables(self, i):
-        """The flax variables ``{"params": ..., "batch_stats": ...}`` of seed ``i`` (apply with the model)."""
-        if not hasattr(self, "variables_"):
-            from sklearn.exceptions import NotFittedError
 
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
-        n = self.n_seeds_
-        if not isinstance(i, (int, np.integer)) or not -n <= int(i) < n:
-            raise IndexError(f"seed index {i!r} out of range for n_seeds_={n}.")
-        return jax.tree.map(lambda a: np.asarray(a)[int(i)], self.variables_)
+def _normalized_phi_to_proba(u):
+    """``u = Phi / Phi_max`` up to 0.9, then a strictly increasing saturation to 1 (new rows can exceed the
+    training maximum; a clip would tie their ranks): value and slope are continuous at 0.9."""
+    return np.where(u <= 0.9, u, 1.0 - 0.1 * np.exp(-(u - 0.9) / 0.1))
 
-    @property
-    def module_(self):
-        """The flax module (rebuilt from ``model`` and ``model_kwargs``)."""
-        if not hasattr(self, "n_features_in_"):
-            from sklearn.exceptions import NotFittedError
 
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
-        return self._config(self.n_features_in_).module
+@register_estimator
+class VPUClassifier(_NeuralPUBase):
+    r"""Variational PU learning (VPU, Chen et al. 2020): a deep PU classifier that needs no class prior.
+
+    Scenario: case-control (DESIGN §1) -- labeled positives (``s = 1``) from p(x | y = 1), unlabeled rows
+    (``s = 0``) from the marginal p(x); pass ``X = concat(X_P, X_U)``. The network models
+    :math:`\Phi(x) = \sigma(g(x))`, trained on minibatches of ``batch_size`` positives and ``batch_size`` unlabeled
+    rows with the variational loss :math:`\log E_U[\Phi] - E_P[\log\Phi]` plus ``mixup_weight`` times the MixUp
+    regulariser :math:`E[(\log\tilde y - \log\Phi(\tilde x))^2]`, :math:`\tilde x = \gamma x_p + (1-\gamma) x_u`,
+    :math:`\tilde y = \gamma + (1-\gamma)\Phi(x_u)`, :math:`\gamma \sim \mathrm{Beta}(\alpha, \alpha)`
+    (:mod:`pujax.neural.vpu`). A row is positive iff :math:`\Phi(x) / \max_{train}\Phi > 1/2`, the maximum taken over
+    the training rows after fitting and stored, so predictions of a row do not depend on the other rows.
+
+    Parameters
+    ----------
+    model : "mlp", "linear", "cnn" or flax.linen.Module, default="mlp"
+        The network computing the score :math:`g` (as :class:`NNPUClassifier`).
+    alpha : float > 0, default=0.3
+        Parameter of the Beta(alpha, alpha) law of the MixUp weight (the authors' default).
+    mixup_weight : float >= 0, default=0.03
+        Weight :math:`\lambda` of the MixUp regulariser (the authors' default; their runs use 1e-4 to 0.3).
+    epochs : int, default=50
+        Passes over the unlabeled rows.
+    batch_size : int, default=500
+        Unlabeled rows per minibatch (each shuffled pass over U is cut into ``ceil(n_u / batch_size)`` equal
+        batches); as many positives are drawn, cycling through shuffles of P.
+    learning_rate : float, default=3e-4
+        Adam step size (moments 0.5, 0.99 as the authors' code).
+    standardize : bool, default=True
+        Centre and scale every feature inside ``fit`` (float64 statistics of the training rows) before the float32
+        network; ``False`` feeds ``X`` as given.
+    n_seeds : int, default=1
+        Independently initialised models trained at once in one vmapped program; the decision value is the mean of
+        the seeds' decision values.
+    model_kwargs : dict or None, default=None
+        Architecture options (see :class:`NNPUClassifier`).
+    random_state : None, int, numpy generator or JAX key, default=None
+        Seeds initialisation, minibatch order and MixUp weights.
+    verbose : bool, default=False
+        Progress bar per epoch with the loss terms (epochs then run one compiled epoch at a time).
+    devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
+        Where the seeds train (:mod:`pujax.devices`; None = every device); the verbose path runs on one device.
+
+    Attributes
+    ----------
+    variables_ : dict
+        ``{"params": ..., "batch_stats": ...}`` nested dicts of numpy arrays with a leading seed axis.
+    log_phi_max_ : ndarray of shape (n_seeds_,)
+        :math:`\max_i \log\Phi(x_i)` over the training rows, per seed (the normaliser of the decision rule).
+    history_ : dict of ndarray
+        Per-epoch means of ``"loss"``, ``"variational"`` and ``"mixup"``, shape ``(n_seeds, epochs)``.
+    mean_, scale_ : ndarray of shape (n_features_in_,) or None
+        The per-feature centring and scaling (None with ``standardize=False``).
+    n_seeds_, n_iter_ : int
+        Number of models trained and epochs run.
+    classes_, n_features_in_, feature_names_in_ : as in every pujax estimator
+
+    References
+    ----------
+    .. [1] H. Chen, F. Liu, Y. Wang, L. Zhao and H. Wu, "A Variational Approach for Learning from Positive and
+       Unlabeled Data", NeurIPS 2020 (arXiv:1906.00642): the variational loss of its variational principle and the
+       MixUp-based consistency regulariser (equation numbers not verified here); defaults, the Adam moments and the
+       ``Phi / max Phi > 1/2`` evaluation rule follow the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``,
+       ``run.py``).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from pujax.data import make_case_control
+    >>> from pujax.neural import VPUClassifier
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X_pu, s, _ = make_case_control(0, X, y, n_labeled=60)
+    >>> clf = VPUClassifier("linear", epochs=100, batch_size=64, learning_rate=0.01, random_state=0).fit(X_pu, s)
+    >>> clf.history_["loss"].shape  # (n_seeds, epochs)
+    (1, 100)
+    >>> bool(clf.score(X, y) > 0.7)
+    True
+    """
+
+    _needs_prior = False
+    _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "log_phi_max_": "f[n_seeds_]", "history_": "tree",
+                      "n_iter_": "int", "mean_": "f[n_features_in_]|none", "scale_": "f[n_features_in_]|none"}
+    _expected_failed_checks = {
+        "check_methods_sample_order_invariance": "float32 matrix products on XLA:CPU can differ by 1 ulp with the "
+        "row order; the check allows a relative error of 1e-7",
+    }
+
+    def __init__(self, model="mlp", *, alpha=0.3, mixup_weight=0.03, epochs=50, batch_size=500, learning_rate=3e-4,
+                 standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None):
+        self.model = model
+        self.alpha = alpha
+        self.mixup_weight = mixup_weight
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.standardize = standardize
+        self.n_seeds = n_seeds
+        self.model_kwargs = model_kwargs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.devices = devices
+
+    def _config(self, n_features=None):
+        return make_vpu_config(model=self.model, alpha=self.alpha, mixup_weight=self.mixup_weight,
+                               batch_size=self.batch_size, learning_rate=self.learning_rate,
+                               model_kwargs=self.model_kwargs, n_features=n_features)
+
+    def _check_params(self):
+        """Validate the hyper-parameters (no data needed); return ``(epochs, n_seeds)``."""
+        check_bool(self.standardize, "standardize")
+        check_bool(self.verbose, "verbose")
+        self._config()
+        return check_int(self.epochs, "epochs"), check_int(self.n_seeds, "n_seeds")
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> VPUClassifier:
+        """Fit on features ``X`` and PU labels ``y`` (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} too)."""
+        epochs, n_seeds = self._check_params()
+        X, s, _, _ = self._validate_fit(X, y)
+        Xj = jax.device_put(self._fit_standardization(X))
+        cfg = self._config(int(X.shape[1]))
+        data = (Xj, jax.device_put(np.flatnonzero(s == 1).astype(np.int32)),
+                jax.device_put(np.flatnonzero(s == 0).astype(np.int32)))
+        keys = jax.random.split(as_key(self.random_state), n_seeds)
+        gammas = mixup_gammas(keys, cfg.alpha, epochs, n_steps_per_epoch(int(np.sum(s == 0)), cfg.batch_size))
+        if self.verbose:
+            model, hist = self._fit_epoch_by_epoch(cfg, keys, gammas, data)
+        else:
+            model, hist = shard_seeds(_vpu_compiled("fit", cfg), (keys, gammas), data, self.devices)
+        self.n_seeds_ = n_seeds
+        self.variables_ = _to_numpy_tree(model.variables)
+        self.log_phi_max_ = np.asarray(model.log_phi_max, np.float64)
+        self.history_ = {k: np.asarray(v, np.float64) for k, v in hist.items()}
+        self.n_iter_ = epochs
+        return self
+
+    def _fit_epoch_by_epoch(self, cfg, keys, gammas, data):
+        state = _vpu_compiled("init", cfg)(keys, data[0])
+        one_epoch, hists = _vpu_compiled("epochs", cfg), []
+        with progress(gammas.shape[1], desc=type(self).__name__, verbose=self.verbose) as bar:
+            for e in range(gammas.shape[1]):
+                state, hist = one_epoch(state, gammas[:, e:e + 1], *data)
+                hists.append(hist)
+                bar.set_postfix(**{k: float(np.mean(v)) for k, v in hist.items()})
+                bar.update(1)
+        hist = {k: np.concatenate([np.asarray(h[k]) for h in hists], axis=1) for k in hists[0]}
+        return _vpu_compiled("finish", cfg)(state, data[0]), hist
+
+    def seed_decision_function(self, X: ArrayLike) -> np.ndarray:
+        r"""Decision values :math:`\log\Phi(x) - \log\Phi_{max} + \log 2` of every seed, shape ``(n_seeds, n)``."""
+        g = self._seed_scores(X).astype(np.float64)
+        return -np.logaddexp(0.0, -g) - self.log_phi_max_[:, None] + np.log(2.0)
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Mean decision value over seeds; > 0 (``Phi / Phi_max > 1/2`` for one seed) means class 1."""
+        return self.seed_decision_function(X).mean(axis=0)
+
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """``[1 - p, p]`` with ``p = Phi(x) / Phi_max`` (geometric mean over seeds) up to 0.9 and saturating to 1
+        above (strictly increasing, so ``p > 1/2`` exactly where :meth:`predict` says class 1)."""
+        u = np.exp(np.minimum(self.decision_function(X) - np.log(2.0), 50.0))
+        p1 = _normalized_phi_to_proba(u)
+        return np.stack([1.0 - p1, p1], axis=1)

@@ -46,6 +46,8 @@ from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_ris
 from pujax.validation import as_key, check_in, check_int, check_prior, check_pu_labels, check_X
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from numpy.typing import ArrayLike
 
     from pujax._typing import DevicesLike
@@ -63,6 +65,7 @@ __all__ = [
     "train",
     "fit_many",
     "run_seeds",
+    "shard_seeds",
     "predict_scores",
     "RISKS",
 ]
@@ -357,22 +360,28 @@ def run_seeds(kind, cfg, n_epochs, keys, X, s, prior, X_eval=None, y_eval=None, 
     """
     X, s, n_valid = pad_for_training(cfg, X, s)
     fn = _get_compiled(kind, cfg, n_epochs, batch_layout(n_valid, cfg.batch_size)[0])
-    n_valid = np.int32(n_valid)
-    n = int(keys.shape[0])
+    return shard_seeds(fn, keys, (X, s, prior, X_eval, y_eval, np.int32(n_valid)), devices)
+
+
+def shard_seeds(fn: Callable, keys: Any, data: Sequence[Any], devices: DevicesLike = None) -> Any:
+    """Call ``fn(keys, *data)``, a program ``vmap``-ped over its first argument, with the seeds split over ``devices``.
+
+    ``keys`` is an array (or a pytree of arrays) with a leading seed axis, split over the devices; ``data`` (arrays or
+    None) is replicated on every device. Returns host (numpy) pytrees with a leading seed axis.
+    """
+    n = int(jax.tree.leaves(keys)[0].shape[0])
     devs = resolve_devices(devices)
     if jax.process_count() == 1:
         devs = devs[: max(1, min(len(devs), n))]
     if len(devs) == 1:
         with jax.default_device(devs[0]):
-            out = fn(keys, X, s, prior, X_eval, y_eval, n_valid)
+            out = fn(keys, *data)
         return jax.tree.map(np.asarray, out)
     mesh = device_mesh(list(devs))
     m = padded_size(n, mesh.size)
-    keys = np.asarray(keys)
-    keys = np.concatenate([keys, np.repeat(keys[:1], m - n, axis=0)])
-    data = [a for a in (X, s, prior, X_eval, y_eval, n_valid)]
+    keys = jax.tree.map(lambda a: np.concatenate([np.asarray(a), np.repeat(np.asarray(a)[:1], m - n, axis=0)]), keys)
     placed = [None if a is None else replicate(mesh, np.asarray(a)) for a in data]
-    out = fn(shard_rows(mesh, keys), *placed)
+    out = fn(jax.tree.map(lambda a: shard_rows(mesh, a), keys), *placed)
     return jax.tree.map(lambda a: to_host(a)[:n], out)
 
 

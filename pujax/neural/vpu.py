@@ -1,0 +1,325 @@
+r"""Variational PU learning (VPU) of Chen et al. (NeurIPS 2020): a deep PU learner that needs no class prior.
+
+The model is :math:`\Phi(x) = \sigma(g(x)) \in (0, 1)` for a network score :math:`g`, handled as
+:math:`\log\Phi = \log\sigma(g)` throughout. On every minibatch of labeled positives :math:`x_p` and unlabeled rows
+:math:`x_u` (the same number :math:`b` of each) the training objective is
+
+.. math::  L = \underbrace{\log \tfrac{1}{b}\textstyle\sum_u \Phi(x_u) - \tfrac{1}{b}\sum_p \log\Phi(x_p)}_{L_{var}}
+           + \lambda\, \tfrac{1}{b}\textstyle\sum_i \big(\log\tilde y_i - \log\Phi(\tilde x_i)\big)^2,
+
+with :math:`L_{var}` computed as ``logsumexp(log_phi_u) - log b - mean(log_phi_p)`` and the MixUp regulariser on
+:math:`\tilde x_i = \gamma x_{p,i} + (1 - \gamma) x_{u,i}`, :math:`\tilde y_i = \gamma + (1 - \gamma)\Phi(x_{u,i})`
+(held constant: ``stop_gradient``), one :math:`\gamma \sim \mathrm{Beta}(\alpha, \alpha)` per minibatch (drawn on the
+host from the run's key, :func:`mixup_gammas`).
+:math:`\log\tilde y` is ``logaddexp(log gamma, log(1 - gamma) + log_phi_u)``, finite for :math:`\gamma \in [0, 1]`.
+
+Minibatches. An epoch shuffles U and cuts it into ``k = ceil(n_u / batch_size)`` equal batches of ``b`` rows
+(:func:`pujax.neural.train.batch_layout`); each is paired with ``b`` labeled positives taken in order from a stream of
+shuffles of P (wrap-around, as the authors' cycling P loader). Optimiser: Adam with the authors' moments
+``b1 = 0.5, b2 = 0.99`` and a constant step size. Both forward passes of a step run the model in training mode
+(BatchNorm statistics are updated by the P ∪ U batch, then by the mixed batch).
+
+Decision rule (the authors' evaluation): :math:`\Phi` is normalised by its maximum over the training rows,
+:math:`\log\Phi_{max} = \max_i \log\Phi(x_i)` (model in evaluation mode, stored in :class:`VPUModel`), and a row is
+positive iff :math:`\Phi(x) / \Phi_{max} > 1/2`; the decision value is
+:math:`\log\Phi(x) - \log\Phi_{max} + \log 2`.
+
+Differences from the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``): U is the rows with ``s = 0`` (the
+estimators' case-control convention; their U loader holds every training image); an epoch is one pass over U
+instead of 30 iterations; no step decay of the learning rate and no model selection on a validation KL; the MixUp
+target is held constant (their target keeps its gradient). :math:`\gamma` weights the positive side here and the
+unlabeled side there, the same distribution since Beta(α, α) is symmetric.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from pujax.neural.models import accepts_train, make_model
+from pujax.neural.train import _apply, _cached, _check_float, batch_layout, predict_scores, shard_seeds
+from pujax.validation import as_key, check_int, check_pu_labels, check_X
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
+    from pujax._typing import RandomStateLike as KeyLike
+
+__all__ = [
+    "VPUConfig",
+    "VPUModel",
+    "make_vpu_config",
+    "variational_loss",
+    "mixup_log_target",
+    "vpu_loss",
+    "vpu_train_step",
+    "mixup_gammas",
+    "n_steps_per_epoch",
+    "vpu_fit",
+    "vpu_fit_many",
+    "vpu_decision",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class VPUConfig:
+    """Static (hashable) description of a VPU training run; build it with :func:`make_vpu_config`."""
+
+    module: nn.Module
+    alpha: float = 0.3
+    mixup_weight: float = 0.03
+    batch_size: int = 500
+    learning_rate: float = 3e-4
+    eval_chunk: int = 4096
+
+
+class VPUModel(NamedTuple):
+    """A fitted VPU model: flax ``variables`` and the maximum of :math:`\\log\\Phi` over the training rows."""
+
+    variables: dict
+    log_phi_max: jax.Array
+
+
+def make_vpu_config(model: str | nn.Module = "mlp", alpha: float = 0.3, mixup_weight: float = 0.03,
+                    batch_size: int = 500, learning_rate: float = 3e-4, model_kwargs: dict | None = None,
+                    n_features: int | None = None, eval_chunk: int = 4096) -> VPUConfig:
+    """Validate the hyper-parameters (``alpha > 0``, ``mixup_weight >= 0``, ``learning_rate > 0``,
+    ``batch_size >= 1``) and return a :class:`VPUConfig`; ``model`` as :func:`pujax.neural.models.make_model`."""
+    alpha = _check_float(alpha, "alpha")
+    if alpha <= 0:
+        raise ValueError(f"alpha={alpha!r} must be > 0 (the Beta(alpha, alpha) law of the MixUp weight).")
+    mixup_weight = _check_float(mixup_weight, "mixup_weight", low=0.0)
+    learning_rate = _check_float(learning_rate, "learning_rate")
+    if learning_rate <= 0:
+        raise ValueError(f"learning_rate={learning_rate!r} must be > 0.")
+    if model_kwargs is not None and not isinstance(model_kwargs, dict):
+        raise TypeError(f"model_kwargs must be a dict or None; got {type(model_kwargs).__name__}.")
+    module = make_model(model, n_features=n_features, **dict(model_kwargs or {}))
+    return VPUConfig(module=module, alpha=alpha, mixup_weight=mixup_weight,
+                     batch_size=check_int(batch_size, "batch_size"), learning_rate=learning_rate,
+                     eval_chunk=check_int(eval_chunk, "eval_chunk"))
+
+
+# ------------------------------------------------------------------------------------------------ objective
+
+
+def variational_loss(log_phi_p: jax.Array, log_phi_u: jax.Array) -> jax.Array:
+    r""":math:`\log \frac{1}{n_u}\sum_u \Phi(x_u) - \frac{1}{n_p}\sum_p \log\Phi(x_p)` from the log-values."""
+    n_u = log_phi_u.shape[0]
+    return jax.nn.logsumexp(log_phi_u) - math.log(n_u) - jnp.mean(log_phi_p)
+
+
+def mixup_log_target(log_phi_u: jax.Array, gamma: float | jax.Array) -> jax.Array:
+    r""":math:`\log(\gamma + (1 - \gamma)\Phi(x_u))` for :math:`\gamma \in [0, 1]`, held constant (stop_gradient)."""
+    gamma = jnp.asarray(gamma, log_phi_u.dtype)
+    target = jnp.logaddexp(jnp.log(gamma), jnp.log1p(-gamma) + log_phi_u)
+    return jax.lax.stop_gradient(target)
+
+
+def vpu_loss(log_phi_p: jax.Array, log_phi_u: jax.Array, log_phi_mix: jax.Array, gamma: float | jax.Array,
+             mixup_weight: float | jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    r"""The VPU objective :math:`L_{var} + \lambda\,\mathrm{mean}((\log\tilde y - \log\Phi(\tilde x))^2)`.
+
+    Parameters
+    ----------
+    log_phi_p, log_phi_u : arrays of shape (b_p,) and (b,)
+        :math:`\log\Phi` of the labeled positives and of the unlabeled rows of the minibatch.
+    log_phi_mix : array of shape (b,)
+        :math:`\log\Phi(\tilde x)` of the mixed rows :math:`\gamma x_p + (1 - \gamma) x_u`.
+    gamma : float in [0, 1]
+        The MixUp weight of the positive side.
+    mixup_weight : float
+        :math:`\lambda`.
+
+    Returns
+    -------
+    (loss, variational, mixup) : three scalars
+        The objective and its two terms (``mixup`` unweighted).
+    """
+    var = variational_loss(log_phi_p, log_phi_u)
+    reg = jnp.mean((mixup_log_target(log_phi_u, gamma) - log_phi_mix) ** 2)
+    return var + mixup_weight * reg, var, reg
+
+
+# ------------------------------------------------------------------------------------------------ training
+
+
+def _optimizer(cfg: VPUConfig) -> optax.GradientTransformation:
+    return optax.adam(cfg.learning_rate, b1=0.5, b2=0.99)
+
+
+def _init(key, X, cfg: VPUConfig):
+    k_init, k_train = jax.random.split(key)
+    x0 = jnp.zeros((1,) + tuple(X.shape[1:]), X.dtype)
+    variables = dict(cfg.module.init({"params": k_init, "dropout": k_init}, x0, **_train_kw(cfg, False)))
+    return {"variables": variables, "opt_state": _optimizer(cfg).init(variables["params"]), "key": k_train}
+
+
+def _train_kw(cfg, train):
+    return {"train": train} if accepts_train(cfg.module) else {}
+
+
+def vpu_train_step(cfg: VPUConfig, state: dict, xp: jax.Array, xu: jax.Array, gamma: float | jax.Array,
+                   key: jax.Array) -> tuple[dict, dict]:
+    """One Adam step on the VPU objective for a minibatch ``xp`` (positives) and ``xu`` (unlabeled) of the same
+    length, mixed with weight ``gamma`` on the positive side. Returns ``(new_state, aux)`` with
+    ``aux = {"loss", "variational", "mixup"}``."""
+    k_drop1, k_drop2 = jax.random.split(key)
+    gamma = jnp.asarray(gamma, xp.dtype)
+    x_mix = gamma * xp + (1.0 - gamma) * xu
+    variables = state["variables"]
+    others = {k: v for k, v in variables.items() if k != "params"}
+    b_p = xp.shape[0]
+
+    def f(params):
+        g, new = _apply(cfg, {"params": params, **others}, jnp.concatenate([xp, xu]), True, k_drop1)
+        g_mix, new = _apply(cfg, {"params": params, **others, **new}, x_mix, True, k_drop2)
+        log_phi = jax.nn.log_sigmoid(g)
+        loss, var, reg = vpu_loss(log_phi[:b_p], log_phi[b_p:], jax.nn.log_sigmoid(g_mix), gamma, cfg.mixup_weight)
+        return loss, (new, {"loss": loss, "variational": var, "mixup": reg})
+
+    grads, (new, aux) = jax.grad(f, has_aux=True)(variables["params"])
+    updates, opt_state = _optimizer(cfg).update(grads, state["opt_state"], variables["params"])
+    params = optax.apply_updates(variables["params"], updates)
+    return {"variables": {**variables, **new, "params": params}, "opt_state": opt_state, "key": state["key"]}, aux
+
+
+def _epoch_indices(key, n_p, n_u, batch_size):
+    """U indices ``(k, b)`` (one shuffled pass, padded from a second shuffle) and P indices ``(k, b)`` (a shuffle of
+    P, repeated cyclically as often as needed)."""
+    k, b, pad = batch_layout(n_u, batch_size)
+    k_u, k_fill, k_p = jax.random.split(key, 3)
+    idx_u = jax.random.permutation(k_u, n_u)
+    if pad:
+        idx_u = jnp.concatenate([idx_u, jax.random.permutation(k_fill, n_u)[:pad]])
+    idx_p = jax.random.permutation(k_p, n_p)[jnp.arange(k * b) % n_p]
+    return idx_u.reshape(k, b), idx_p.reshape(k, b)
+
+
+def n_steps_per_epoch(n_unlabeled: int, batch_size: int) -> int:
+    """Minibatches per epoch: ``ceil(n_unlabeled / batch_size)``."""
+    return batch_layout(n_unlabeled, batch_size)[0]
+
+
+def mixup_gammas(keys: jax.Array, alpha: float, n_epochs: int, n_steps: int) -> np.ndarray:
+    """MixUp weights ``gamma ~ Beta(alpha, alpha)``, shape ``(n_keys, n_epochs, n_steps)`` float32, drawn on the host
+    (numpy) from a generator seeded with each JAX key's bits, so they are a pure function of the keys."""
+    keys = jnp.asarray(keys)
+    if jax.dtypes.issubdtype(keys.dtype, jax.dtypes.prng_key):
+        keys = jax.random.key_data(keys)
+    words = np.asarray(keys, np.uint32).reshape(keys.shape[0], -1)
+    out = [np.random.default_rng([*w.tolist(), 0x565055]).beta(alpha, alpha, (n_epochs, n_steps)) for w in words]
+    return np.clip(np.asarray(out, np.float32).reshape(len(words), n_epochs, n_steps), 0.0, 1.0)
+
+
+def _run_epochs(cfg: VPUConfig, state, gammas, Xp, Xu):
+    """``len(gammas)`` epochs from ``state`` (pure; jit / vmap); ``gammas`` ``(n_epochs, n_steps)`` are the MixUp
+    weights; the history holds the per-epoch mean of each loss term."""
+
+    def epoch(state, gam):
+        key, k_idx, k_step = jax.random.split(state["key"], 3)
+        idx_u, idx_p = _epoch_indices(k_idx, Xp.shape[0], Xu.shape[0], cfg.batch_size)
+
+        def step(carry, inp):
+            i, iu, ip, gamma = inp
+            return vpu_train_step(cfg, carry, jnp.take(Xp, ip, axis=0), jnp.take(Xu, iu, axis=0), gamma,
+                                  jax.random.fold_in(k_step, i))
+
+        state, aux = jax.lax.scan(step, {**state, "key": key}, (jnp.arange(idx_u.shape[0]), idx_u, idx_p, gam))
+        return state, jax.tree.map(jnp.mean, aux)
+
+    return jax.lax.scan(epoch, state, gammas)
+
+
+def _finish(cfg: VPUConfig, state, X) -> VPUModel:
+    """The model: variables and :math:`\\max_i \\log\\Phi(x_i)` over the training rows (evaluation mode)."""
+    g = predict_scores(cfg, state["variables"], X)
+    return VPUModel(state["variables"], jax.nn.log_sigmoid(jnp.max(g)))
+
+
+def _program(cfg: VPUConfig):
+    def run(seed, X, p_idx, u_idx):
+        key, gammas = seed
+        state, hist = _run_epochs(cfg, _init(key, X, cfg), gammas, jnp.take(X, p_idx, axis=0),
+                                  jnp.take(X, u_idx, axis=0))
+        return _finish(cfg, state, X), hist
+
+    return run
+
+
+def _compiled(kind: str, cfg: VPUConfig):
+    """jit-compiled, seed-vmapped programs: ``"fit"``, or ``"init"`` / ``"epochs"`` / ``"finish"`` for an epoch loop
+    (shapes, hence the number of epochs, are set by the arguments)."""
+    if kind == "fit":
+        return _cached("vpu_fit", cfg, 0, lambda: jax.jit(jax.vmap(_program(cfg), in_axes=(0, None, None, None))))
+    if kind == "init":
+        return _cached("vpu_init", cfg, 0, lambda: jax.jit(jax.vmap(lambda k, X: _init(k, X, cfg), in_axes=(0, None))))
+    if kind == "epochs":
+        def run(state, gammas, X, p_idx, u_idx):
+            return _run_epochs(cfg, state, gammas, jnp.take(X, p_idx, axis=0), jnp.take(X, u_idx, axis=0))
+
+        return _cached("vpu_epochs", cfg, 0, lambda: jax.jit(jax.vmap(run, in_axes=(0, 0, None, None, None))))
+    if kind == "finish":
+        return _cached("vpu_finish", cfg, 0, lambda: jax.jit(jax.vmap(lambda st, X: _finish(cfg, st, X),
+                                                                     in_axes=(0, None))))
+    raise ValueError(kind)  # pragma: no cover
+
+
+def _split_pu(X, s):
+    X = check_X(X)
+    s = check_pu_labels(s, name="s", n_samples=X.shape[0])
+    return jnp.asarray(X), jnp.asarray(np.flatnonzero(s == 1)), jnp.asarray(np.flatnonzero(s == 0))
+
+
+def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: str | nn.Module = "mlp",
+                 alpha: float = 0.3, mixup_weight: float = 0.03, epochs: int = 50, batch_size: int = 500,
+                 learning_rate: float = 3e-4, model_kwargs: dict | None = None,
+                 devices: DevicesLike = None) -> tuple[VPUModel, dict]:
+    """Train one VPU model per PRNG key as one ``vmap``-ped program; no class prior is used.
+
+    Parameters
+    ----------
+    keys : array of N PRNG keys or int N
+        ``jax.random.split(key, N)``; an int N means ``jax.random.split(PRNGKey(0), N)``.
+    X : array of shape (n, d)
+        Training rows (P ∪ U), float32 (the estimator standardises them first).
+    s : array of shape (n,)
+        1 for labeled positives, 0 for unlabeled rows.
+    model, model_kwargs, alpha, mixup_weight, epochs, batch_size, learning_rate
+        See :class:`pujax.neural.VPUClassifier`.
+    devices : None, int, sequence of jax.Device or Mesh
+        Where the seeds train (:func:`pujax.neural.train.shard_seeds`).
+
+    Returns
+    -------
+    (model, history) : (VPUModel, dict)
+        Fields and per-epoch ``"loss"``, ``"variational"``, ``"mixup"`` arrays with a leading seed axis of length N.
+    """
+    if isinstance(keys, (int, np.integer)) and not isinstance(keys, bool):
+        keys = jax.random.split(jax.random.PRNGKey(0), check_int(int(keys), "keys"))
+    X, p_idx, u_idx = _split_pu(X, s)
+    cfg = make_vpu_config(model, alpha, mixup_weight, batch_size, learning_rate, model_kwargs, int(X.shape[1]))
+    keys = jnp.asarray(keys)
+    gammas = mixup_gammas(keys, cfg.alpha, check_int(epochs, "epochs"), n_steps_per_epoch(len(u_idx), cfg.batch_size))
+    model_, hist = shard_seeds(_compiled("fit", cfg), (keys, gammas), (X, p_idx, u_idx), devices)
+    return VPUModel(*model_), hist
+
+
+def vpu_fit(key: KeyLike, X: ArrayLike, s: ArrayLike, **kwargs: Any) -> tuple[VPUModel, dict]:
+    """:func:`vpu_fit_many` for one PRNG key (int, numpy generator or JAX key): ``(VPUModel, history)``
+    without the seed axis."""
+    model, hist = vpu_fit_many(as_key(key)[None], X, s, **kwargs)
+    return jax.tree.map(lambda a: a[0], (model, hist))
+
+
+def vpu_decision(cfg: VPUConfig, model: VPUModel, X: ArrayLike) -> jax.Array:
+    r"""Decision values :math:`\log\Phi(x) - \log\Phi_{max} + \log 2` of one model (> 0: positive)."""
+    g = predict_scores(cfg, model.variables, jnp.asarray(X))
+    return jax.nn.log_sigmoid(g) - model.log_phi_max + math.log(2.0)
