@@ -348,7 +348,7 @@ def _meta_estimators():
     from pujax.meta import NNPULinearClassifier, PUBaggingClassifier, SAREMClassifier, TwoStepClassifier
 
     return [ElkanNotoClassifier(random_state=0), PUBaggingClassifier(n_estimators=10, random_state=0),
-            TwoStepClassifier(random_state=0), SAREMClassifier(max_iter=20), NNPULinearClassifier(random_state=0)]
+            TwoStepClassifier(random_state=0), SAREMClassifier(max_iter=5), NNPULinearClassifier(random_state=0)]
 
 
 @pytest.fixture(scope="module")

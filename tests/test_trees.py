@@ -611,3 +611,28 @@ def test_forest_string_indexing_is_deprecated(et):
     assert et.forest_[0] is et.forest_.feature  # tuple indexing is unchanged
     with pytest.raises(KeyError):
         et.forest_["nope"]
+
+
+@pytest.mark.parametrize("name", ["PUDecisionTreeClassifier", "NaivePUET", "PUBaggingET", "SupervisedET"])
+def test_other_forests_affine_invariant(name, pu):
+    """The other tree estimators (defaults, prior="auto" included) predict on a·X + b as on X (>= 99 % of rows)
+    at the corners of a in [1e-6, 1e6], b in [-1e7, 1e7], with finite probabilities (issue 26). At a = 1e-6,
+    b = 1e7 float64 rounds a·X + b to ~2e-3 of the unit of X and the estimated prior moves with that rounding
+    (within 0.02): predictions are compared at the reference's prior there."""
+    import pujax
+    from tests._estimators import FAST
+
+    X, s, _ = pu
+    X = X.astype(np.float64)
+    cls = getattr(pujax, name)
+    ref = cls(**FAST.get(name, {}), random_state=0).fit(X, s)
+    for a, b in [(1e-6, 1e7), (1e6, -1e7)]:
+        m = cls(**FAST.get(name, {}), random_state=0).fit(a * X + b, s)
+        if abs(b) * 2.0**-52 / a > 1e-9 and "prior" in ref.get_params():
+            assert abs(m.prior_ - ref.prior_) <= 0.02, (name, m.prior_, ref.prior_)
+            m = cls(**FAST.get(name, {}), prior=ref.prior_, random_state=0).fit(a * X + b, s)
+        elif "prior" in ref.get_params():
+            assert m.prior_ == pytest.approx(ref.prior_, abs=1e-6), name
+        p = m.predict_proba(a * X + b)
+        assert np.all(np.isfinite(p)), (name, a, b)
+        assert np.mean(m.predict(a * X + b) == ref.predict(X)) >= 0.99, (name, a, b)
