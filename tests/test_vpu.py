@@ -145,3 +145,14 @@ def test_bad_parameters_name_the_argument(toy, param, value, match):
     X, s, *_ = toy
     with pytest.raises((ValueError, TypeError), match=match):
         VPUClassifier(**{**KW, param: value}).fit(X, s)
+
+
+@pytest.mark.parametrize("a,b", [(1e-6, 0.0), (1e6, 0.0), (1.0, 1e7), (1e3, -1e7), (1e-6, 1e7)])
+def test_affine_invariant_predictions(toy, a, b):
+    """Issue 26: X is standardised in float64 inside fit (pujax.preprocessing), so VPU on a·X + b predicts as on X
+    (>= 99 % of rows) with finite scores and probabilities."""
+    X, s, X_te, _, clf = toy
+    other = VPUClassifier(random_state=0, **KW).fit(a * X + b, s)
+    d, p = other.decision_function(a * X_te + b), other.predict_proba(a * X_te + b)
+    assert np.all(np.isfinite(d)) and np.all(np.isfinite(p))
+    assert np.mean(other.predict(a * X_te + b) == clf.predict(X_te)) >= 0.99
