@@ -87,9 +87,10 @@ def test_two_processes_equal_one(tmp_path):
 
 
 def test_methods_on_several_devices_and_two_processes(tmp_path):
-    """Ada-PU (rows sharded), nnPU fit_many (seeds split), RESVM (base models split) and 2-HNC (kNN blocks, lambda
-    lanes): every device of one process, one device, and two processes (2 devices each) agree."""
-    jobs = ["adapu", "nnpu", "svm", "hnc"]
+    """Ada-PU (rows sharded), nnPU fit_many (seeds split), RESVM (base models split), 2-HNC (kNN blocks, lambda
+    lanes) and prior bootstraps (resamples split): every device of one process, one device, and two processes (2
+    devices each) agree."""
+    jobs = ["adapu", "nnpu", "svm", "hnc", "prior"]
     one = run_processes(jobs, 1, tmp_path)
     two = run_processes(jobs, 2, tmp_path)
     assert int(one["adapu.n_devices"]) == 4 and int(two["adapu.n_devices"]) == 4
@@ -115,6 +116,10 @@ def test_methods_on_several_devices_and_two_processes(tmp_path):
     # per-device blocks differs
     for run in (one, two):
         np.testing.assert_allclose(run["svm.decision_all"], one["svm.decision_one"], rtol=1e-5, atol=1e-4)
+    # prior bootstraps: resample b draws the same rows on any number of devices
+    for method in ("bbe", "tice"):
+        for run in (one, two):
+            np.testing.assert_allclose(run[f"prior.{method}_all"], one[f"prior.{method}_one"], rtol=1e-5, atol=1e-6)
     # 2-HNC: integer cuts, identical labels
     for key in ("labels", "predict"):
         np.testing.assert_array_equal(one[f"hnc.{key}_all"], one[f"hnc.{key}_one"])

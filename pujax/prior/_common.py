@@ -277,6 +277,29 @@ def row_counts(key, size, n_valid, dt):
     return jax.ops.segment_sum(ones, idx, num_segments=size)
 
 
+def map_resamples(one, key, n_bootstrap: int, batch: int, mesh=None):
+    """``one(k)`` for every key of ``jax.random.split(key, n_bootstrap)``, in ``lax.map`` batches of ``batch``.
+
+    With a ``mesh`` of several devices (:func:`pujax.devices.device_mesh`, static under jit) the keys are split over
+    the devices (``shard_map``; the data ``one`` closes over is replicated), so resample ``b`` draws the same rows on
+    any number of devices. Returns the stacked results (a global array; :func:`pujax.devices.to_host` them).
+    """
+    keys = jax.random.split(key, n_bootstrap)
+    if mesh is None or mesh.size == 1:
+        return jax.lax.map(one, keys, batch_size=batch)
+    from jax import shard_map
+    from jax.sharding import PartitionSpec
+
+    from pujax.devices import AXIS, padded_size
+
+    m = padded_size(n_bootstrap, mesh.size)
+    keys = jnp.concatenate([keys, jnp.broadcast_to(keys[:1], (m - n_bootstrap,) + keys.shape[1:])])
+    per_device = m // mesh.size
+    run = shard_map(lambda ks: jax.lax.map(one, ks, batch_size=min(batch, per_device)), mesh=mesh,
+                    in_specs=PartitionSpec(AXIS), out_specs=PartitionSpec(AXIS), check_vma=False)
+    return run(keys)[:n_bootstrap]
+
+
 def batch_size(n_bootstrap, n):
     """Resamples per ``lax.map`` batch: keeps the vmapped working set around 2e7 elements."""
     return int(max(1, min(n_bootstrap, 20_000_000 // max(1, 8 * n))))

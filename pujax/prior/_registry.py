@@ -20,6 +20,7 @@ class Context(NamedTuple):
     seed: int                # int seed of folds / classifier / subsamples
     n_bootstrap: int
     scores: np.ndarray | None  # held-out P-vs-U scores (methods with ``scores`` set), else None
+    devices: Any = None      # where the bootstrap resamples run (pujax.devices)
 
 
 @dataclass(frozen=True)

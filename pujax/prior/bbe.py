@@ -25,11 +25,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.prior._common import batch_size, bootstrap_counts, bucket
+from pujax.devices import device_mesh, to_host
+from pujax.prior._common import batch_size, bootstrap_counts, bucket, map_resamples
 from pujax.validation import check_float, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["bbe_estimate", "bbe_bootstrap"]
 
@@ -142,27 +145,28 @@ def bbe_resample(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma)
     return _bbe_core(values, first, is_p, w, delta, gamma)[0]
 
 
-@partial(jax.jit, static_argnames=("n_bootstrap", "batch_size"))
-def _bbe_boot_jit(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma, n_bootstrap, batch_size):
+@partial(jax.jit, static_argnames=("n_bootstrap", "batch_size", "mesh"))
+def _bbe_boot_jit(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma, n_bootstrap, batch_size, mesh):
     def one(k):
         return bbe_resample(k, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma)
 
-    return jax.lax.map(one, jax.random.split(key, n_bootstrap), batch_size=batch_size)
+    return map_resamples(one, key, n_bootstrap, batch_size, mesh)
 
 
 def bbe_bootstrap(key: jax.Array, scores_p: ArrayLike, scores_u: ArrayLike, n_bootstrap: int = 200, delta: float = 0.1,
-                  gamma: float = 0.01) -> jax.Array:
+                  gamma: float = 0.01, devices: DevicesLike = None) -> np.ndarray:
     """BBE estimates on ``n_bootstrap`` resamples (P and U resampled separately), vmap-ed over resamples.
 
     Resample ``b`` uses ``jax.random.split(key, n_bootstrap)[b]``; the threshold is re-selected in every resample
-    among the original pooled scores. Returns a 1-D array of ``n_bootstrap`` estimates.
+    among the original pooled scores; the resamples are split over ``devices`` (:mod:`pujax.devices`). Returns a
+    1-D array of ``n_bootstrap`` estimates.
     """
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap")
     delta = check_float(delta, "delta", 0.0, 1.0)
     gamma = check_float(gamma, "gamma", 0.0, None, closed="left")
     values, first, is_p, _, pos_p, pos_u, n_p, n_u = prep_scores(scores_p, scores_u)
-    return _bbe_boot_jit(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma, n_bootstrap,
-                         batch_size(n_bootstrap, values.shape[0]))
+    return to_host(_bbe_boot_jit(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma, n_bootstrap,
+                                 batch_size(n_bootstrap, values.shape[0]), device_mesh(devices)))
 
 
 def _run(ctx, *, n_folds, n_jobs, delta, gamma, interval):
@@ -174,7 +178,7 @@ def _run(ctx, *, n_folds, n_jobs, delta, gamma, interval):
                 dkw_lower_pure_top_bin=float(out["dkw_lower"]))
     if interval == "dkw":
         return float(out["prior"]), None, (float(out["dkw_lower"]), float(out["dkw_upper"])), diag
-    boot = np.asarray(bbe_bootstrap(ctx.key, sp, su, ctx.n_bootstrap, delta=delta, gamma=gamma))
+    boot = bbe_bootstrap(ctx.key, sp, su, ctx.n_bootstrap, delta=delta, gamma=gamma, devices=ctx.devices)
     return float(out["prior"]), boot, None, diag
 
 

@@ -31,10 +31,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax.compilation import bucket_size, pad_rows
-from pujax.prior._common import batch_size, row_counts
+from pujax.devices import device_mesh, to_host
+from pujax.prior._common import batch_size, map_resamples, row_counts
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["dedpul_estimate"]
 
@@ -124,8 +127,8 @@ def _dedpul_point(y_eval, y_u, w_u, y_p, w_p, grid, bw_mix, bw_pos, threshold, k
     return 1.0 - a, 1.0 - a_conv, 1.0 - a_nonconv
 
 
-@partial(jax.jit, static_argnames=("n_eval", "k", "n_bootstrap", "batch"))
-def _dedpul_boot(key, y_u, y_p, n_u, n_p, grid, bw_mix, bw_pos, n_eval, k, n_bootstrap, batch):
+@partial(jax.jit, static_argnames=("n_eval", "k", "n_bootstrap", "batch", "mesh"))
+def _dedpul_boot(key, y_u, y_p, n_u, n_p, grid, bw_mix, bw_pos, n_eval, k, n_bootstrap, batch, mesh):
     """Bootstrap of the first ``n_u`` / ``n_p`` entries of the padded ``y_u`` / ``y_p``."""
     t_u, t_p = _logit(y_u), _logit(y_p)
     dt = y_u.dtype
@@ -139,12 +142,12 @@ def _dedpul_boot(key, y_u, y_p, n_u, n_p, grid, bw_mix, bw_pos, n_eval, k, n_boo
         r = _ratio(y_eval, t_u, w_u, t_p, w_p, grid, bw_mix, bw_pos, threshold, k)
         return 1.0 - _alpha(r)[0]
 
-    return jax.lax.map(one, jax.random.split(key, n_bootstrap), batch_size=batch)
+    return map_resamples(one, key, n_bootstrap, batch, mesh)
 
 
 def dedpul_estimate(g_p: ArrayLike, g_u: ArrayLike, *, bw_mix: float = 0.05, bw_pos: float = 0.1,
                     max_samples: int = 2000, random_state: int = 0, key: jax.Array | None = None,
-                    n_bootstrap: int = 0) -> dict:
+                    n_bootstrap: int = 0, devices: DevicesLike = None) -> dict:
     """DEDPUL estimate of the positive fraction of U from held-out probabilities ``g ~ P(s=1|x)``.
 
     Parameters
@@ -161,6 +164,8 @@ def dedpul_estimate(g_p: ArrayLike, g_u: ArrayLike, *, bw_mix: float = 0.05, bw_
         Key of the bootstrap (needed when ``n_bootstrap > 0``).
     n_bootstrap : int, default=0
         Bootstrap resamples of the held-out P and U predictions.
+    devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
+        Where the bootstrap resamples run (split over the devices; :mod:`pujax.devices`).
 
     Returns
     -------
@@ -199,8 +204,8 @@ def dedpul_estimate(g_p: ArrayLike, g_u: ArrayLike, *, bw_mix: float = 0.05, bw_
     out = dict(prior=float(theta), prior_converge=float(conv), prior_nonconverge=float(nonconv))
     if n_bootstrap:
         batch = batch_size(n_bootstrap, n_eval * (2 * k + 12) + 16 * _GRID)
-        out["bootstrap"] = np.asarray(_dedpul_boot(key, yu_pad, yp_pad, y_u.size, y_p.size, grid, bw_mix, bw_pos,
-                                                   n_eval, k, n_bootstrap, batch))
+        out["bootstrap"] = to_host(_dedpul_boot(key, yu_pad, yp_pad, y_u.size, y_p.size, grid, bw_mix, bw_pos,
+                                                n_eval, k, n_bootstrap, batch, device_mesh(devices)))
     return out
 
 
@@ -209,7 +214,7 @@ def _run(ctx, *, n_folds, n_jobs, bw_mix, bw_pos, max_samples):
 
     out = dedpul_estimate(ctx.scores[ctx.s == 1], ctx.scores[ctx.s == 0], bw_mix=bw_mix, bw_pos=bw_pos,
                           max_samples=max_samples, random_state=ctx.seed, key=jax.random.fold_in(ctx.key, 2),
-                          n_bootstrap=ctx.n_bootstrap)
+                          n_bootstrap=ctx.n_bootstrap, devices=ctx.devices)
     diag = dict(bw_mix=bw_mix, bw_pos=bw_pos, prior_converge=out["prior_converge"],
                 prior_nonconverge=out["prior_nonconverge"], n_eval=int(min(max_samples, ctx.n_u)))
     return out["prior"], out["bootstrap"], None, diag

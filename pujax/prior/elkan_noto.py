@@ -14,11 +14,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.prior._common import batch_size, bucket, c_to_prior, pad, row_counts
+from pujax.devices import device_mesh, to_host
+from pujax.prior._common import batch_size, bucket, c_to_prior, map_resamples, pad, row_counts
 from pujax.validation import check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["elkan_noto_estimates", "elkan_noto_bootstrap"]
 
@@ -69,8 +72,8 @@ def elkan_noto_estimates(g: ArrayLike, s: ArrayLike) -> dict[str, jax.Array]:
     return _en_point_jit(g, s, n)
 
 
-@partial(jax.jit, static_argnames=("n_bootstrap", "batch_size"))
-def _en_boot_jit(key, g, s, n, n_bootstrap, batch_size):
+@partial(jax.jit, static_argnames=("n_bootstrap", "batch_size", "mesh"))
+def _en_boot_jit(key, g, s, n, n_bootstrap, batch_size, mesh):
     size = g.shape[0]
 
     def one(k):
@@ -78,14 +81,16 @@ def _en_boot_jit(key, g, s, n, n_bootstrap, batch_size):
         e1, e2, e3, n_l, n_u = _en_core(g, s, w)
         return c_to_prior(jnp.stack([e1, e2, e3]), n_l, n_u)
 
-    return jax.lax.map(one, jax.random.split(key, n_bootstrap), batch_size=batch_size)
+    return map_resamples(one, key, n_bootstrap, batch_size, mesh)
 
 
-def elkan_noto_bootstrap(key: jax.Array, g: ArrayLike, s: ArrayLike, n_bootstrap: int = 200) -> dict[str, jax.Array]:
-    """Priors (columns e1, e2, e3) on ``n_bootstrap`` row resamples of held-out ``(g, s)``, vmap-ed."""
+def elkan_noto_bootstrap(key: jax.Array, g: ArrayLike, s: ArrayLike, n_bootstrap: int = 200,
+                         devices: DevicesLike = None) -> np.ndarray:
+    """Priors (columns e1, e2, e3) on ``n_bootstrap`` row resamples of held-out ``(g, s)``, vmap-ed; the resamples
+    are split over ``devices`` (:mod:`pujax.devices`)."""
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap")
     g, s, n = _prep_en(g, s)
-    return _en_boot_jit(key, g, s, n, n_bootstrap, batch_size(n_bootstrap, g.shape[0]))
+    return to_host(_en_boot_jit(key, g, s, n, n_bootstrap, batch_size(n_bootstrap, g.shape[0]), device_mesh(devices)))
 
 
 def _run(ctx, *, n_folds, n_jobs, variant):
@@ -94,7 +99,7 @@ def _run(ctx, *, n_folds, n_jobs, variant):
     j = VARIANTS.index(variant)
     diag = dict(variant=variant, e1=float(cs[0]), e2=float(cs[1]), e3=float(cs[2]),
                 prior_e1=float(priors[0]), prior_e2=float(priors[1]), prior_e3=float(priors[2]))
-    boot = np.asarray(elkan_noto_bootstrap(ctx.key, ctx.scores, ctx.s, ctx.n_bootstrap))[:, j]
+    boot = elkan_noto_bootstrap(ctx.key, ctx.scores, ctx.s, ctx.n_bootstrap, devices=ctx.devices)[:, j]
     return float(priors[j]), boot, None, diag
 
 

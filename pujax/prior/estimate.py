@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from sklearn.base import BaseEstimator
 
-    from pujax._typing import RandomStateLike
+    from pujax._typing import DevicesLike, RandomStateLike
 
 __all__ = ["estimate_prior", "METHODS"]
 
@@ -61,7 +61,7 @@ def _method_options(method, kwargs):
 
 def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifier: BaseEstimator | None = None,
                    n_bootstrap: int | None = None, confidence: float = 0.95, random_state: RandomStateLike = None,
-                   **method_kwargs: Any) -> PriorEstimate:
+                   devices: DevicesLike = None, **method_kwargs: Any) -> PriorEstimate:
     """Estimate the case-control class prior of the unlabeled rows of ``(X, s)``.
 
     Returns the positive fraction of the population the ``s == 0`` rows are drawn from: the ``prior`` a pujax
@@ -89,6 +89,8 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
         Level of the interval.
     random_state : None, int, numpy RandomState / Generator or JAX key
         Seeds the folds, the default classifier and the bootstrap.
+    devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
+        Devices the bootstrap resamples are split over (:mod:`pujax.devices`); the same resamples on any number.
     **method_kwargs
         Options of the method (an unknown option raises a ``TypeError`` naming it):
 
@@ -135,14 +137,16 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
     opts, interval = _method_options(method, method_kwargs)
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=2, allow_none=True) or _REGISTRY[method].default_bootstrap
     confidence = check_float(confidence, "confidence", 0.0, 1.0)
-    if classifier is not None and not hasattr(classifier, "fit"):
-        raise TypeError(f"classifier must be a scikit-learn classifier with fit(); got {type(classifier).__name__}.")
-    return _estimate(X, s, _REGISTRY[method], opts, interval, classifier, n_bootstrap, confidence, random_state, t0)
+    return _estimate(X, s, _REGISTRY[method], opts, interval, classifier, n_bootstrap, confidence, random_state,
+                     devices, t0)
 
 
-def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, random_state, t0):
+def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, random_state, devices, t0):
     """Counts check, seeds, cross-fitted scores (score-based methods), the method's run, the result."""
     import jax
+
+    if classifier is not None and not hasattr(classifier, "fit"):
+        raise TypeError(f"classifier must be a scikit-learn classifier with fit(); got {type(classifier).__name__}.")
 
     n_l = int(s.sum())
     n_u = int(s.shape[0] - n_l)
@@ -171,7 +175,7 @@ def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, r
         diag["classifier_time_s"] = time.perf_counter() - t_fit
         diag["pu_auc"] = float(roc_auc(s, scores))
     ctx = Context(X=X, s=s, n_l=n_l, n_u=n_u, key=jax.random.PRNGKey(seed), seed=seed, n_bootstrap=n_bootstrap,
-                  scores=scores)
+                  scores=scores, devices=devices)
     raw, boot, ci, method_diag = spec.run(ctx, **opts)
     diag.update(method_diag)
     return _result(raw, boot, ci, spec.name, confidence, n_l, n_u, diag, t0)

@@ -38,10 +38,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.devices import device_mesh, to_host
 from pujax.preprocessing import standardization, standardize
+from pujax.prior._common import map_resamples
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+
+    from pujax._typing import DevicesLike
 
 __all__ = ["km_estimate"]
 
@@ -136,8 +140,9 @@ def _km_point(K, a, b, inv_L, min_n, n_iter, n_grid, n_rounds):
     return _km_weights(K, a, b, mask, inv_L, n_iter, n_grid, n_rounds, min_n)
 
 
-@partial(jax.jit, static_argnames=("n_mix", "n_bootstrap", "n_iter", "n_grid", "n_rounds", "batch", "variant"))
-def _km_boot(key, K, inv_L, n_mix, n_bootstrap, n_iter, n_grid, n_rounds, batch, variant):
+@partial(jax.jit,
+         static_argnames=("n_mix", "n_bootstrap", "n_iter", "n_grid", "n_rounds", "batch", "variant", "mesh"))
+def _km_boot(key, K, inv_L, n_mix, n_bootstrap, n_iter, n_grid, n_rounds, batch, variant, mesh):
     n = K.shape[0]
     n_comp = n - n_mix
     dt = K.dtype
@@ -152,7 +157,7 @@ def _km_boot(key, K, inv_L, n_mix, n_bootstrap, n_iter, n_grid, n_rounds, batch,
                                   (variant,))
         return kappa[0]
 
-    return jax.lax.map(one, jax.random.split(key, n_bootstrap), batch_size=batch)
+    return map_resamples(one, key, n_bootstrap, batch, mesh)
 
 
 def n_rounds_for(n_grid: int) -> int:
@@ -161,7 +166,8 @@ def n_rounds_for(n_grid: int) -> int:
 
 
 def km_estimate(X_mixture: ArrayLike, X_component: ArrayLike, *, n_iter: int = 200, n_grid: int = 3,
-                key: jax.Array | None = None, n_bootstrap: int = 0, variant: str = "km1") -> dict:
+                key: jax.Array | None = None, n_bootstrap: int = 0, variant: str = "km1",
+                devices: DevicesLike = None) -> dict:
     """KM1 and KM2 estimates of the proportion of the component in the mixture (Ramaswamy et al. 2016).
 
     Parameters
@@ -180,6 +186,8 @@ def km_estimate(X_mixture: ArrayLike, X_component: ArrayLike, *, n_iter: int = 2
         Bootstrap resamples (rows of both samples resampled, the kernel kept).
     variant : {"km1", "km2"}, default="km1"
         The estimator the bootstrap recomputes.
+    devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
+        Where the bootstrap resamples run (split over the devices; :mod:`pujax.devices`).
 
     Returns
     -------
@@ -218,8 +226,8 @@ def km_estimate(X_mixture: ArrayLike, X_component: ArrayLike, *, n_iter: int = 2
     if n_bootstrap:
         batch = int(max(1, min(n_bootstrap, 2_000_000 // max(1, Z.shape[0] * 4 * n_grid))))
         j = ("km1", "km2").index(variant)
-        out["bootstrap"] = np.asarray(_km_boot(key, K, inv_L, n_mix, n_bootstrap, n_iter, n_grid, n_rounds, batch,
-                                               j))
+        out["bootstrap"] = to_host(_km_boot(key, K, inv_L, n_mix, n_bootstrap, n_iter, n_grid, n_rounds, batch, j,
+                                            device_mesh(devices)))
     return out
 
 
@@ -234,7 +242,7 @@ def _run(ctx, *, max_samples, n_iter, n_grid, variant):
     Xu, Xp = ctx.X[ctx.s == 0], ctx.X[ctx.s == 1]
     iu, ip = _subsample(rng, Xu.shape[0], max_samples), _subsample(rng, Xp.shape[0], max_samples)
     out = km_estimate(Xu[iu], Xp[ip], n_iter=n_iter, n_grid=n_grid, key=jax.random.fold_in(ctx.key, 1),
-                      n_bootstrap=ctx.n_bootstrap, variant=variant)
+                      n_bootstrap=ctx.n_bootstrap, variant=variant, devices=ctx.devices)
     diag = dict(km1=out["km1"], km2=out["km2"], kernel_width=out["kernel_width"],
                 rkhs_distance=out["rkhs_distance"], km2_threshold=out["km2_threshold"],
                 n_mixture=int(iu.size), n_component=int(ip.size), n_iter=n_iter, n_grid=n_grid)

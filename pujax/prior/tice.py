@@ -21,11 +21,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.devices import device_mesh, to_host
 from pujax.prior._common import (
     batch_size,
     bucket,
     c_to_prior,
     is_concrete,
+    map_resamples,
     pad,
     prior_from_label_frequency,
     row_counts,
@@ -192,8 +194,9 @@ def tice_label_frequency(X: ArrayLike, s: ArrayLike, n_folds: int = 5, n_iterati
     return c_est, info
 
 
-@partial(jax.jit, static_argnames=("n_folds", "n_bootstrap", "batch_size"))
-def _tice_boot_jit(key, M, is_root, fold_of, deltas, s, n, c_prior, min_size, n_folds, n_bootstrap, batch_size):
+@partial(jax.jit, static_argnames=("n_folds", "n_bootstrap", "batch_size", "mesh"))
+def _tice_boot_jit(key, M, is_root, fold_of, deltas, s, n, c_prior, min_size, n_folds, n_bootstrap, batch_size,
+                   mesh):
     size = s.shape[0]
     dt = M.dtype
 
@@ -210,10 +213,10 @@ def _tice_boot_jit(key, M, is_root, fold_of, deltas, s, n, c_prior, min_size, n_
         n_l = jnp.sum(w * s)
         return c_to_prior(c, n_l, jnp.sum(w) - n_l)
 
-    return jax.lax.map(one, jax.random.split(key, n_bootstrap), batch_size=batch_size)
+    return map_resamples(one, key, n_bootstrap, batch_size, mesh)
 
 
-def _tice_bootstrap(key, info, s, n_bootstrap, min_size):
+def _tice_bootstrap(key, info, s, n_bootstrap, min_size, devices=None):
     """Bootstrap of the TIcE estimate: rows resampled, bound re-evaluated on the root and best subsets per fold."""
     n = s.shape[0]
     n_folds = len(info["subsets"])
@@ -230,12 +233,12 @@ def _tice_bootstrap(key, info, s, n_bootstrap, min_size):
         M[i, r] = 1.0
     n_pad = n_rows - len(rows)
     dt = jnp.result_type(float)
-    return _tice_boot_jit(
+    return to_host(_tice_boot_jit(
         key, jnp.asarray(M, dt), jnp.asarray(is_root + [False] * n_pad), jnp.asarray(fold_of + [n_folds] * n_pad,
                                                                                   jnp.int32),
         jnp.asarray(deltas + [1.0] * n_pad, dt), pad(jnp.asarray(s, dt), n_cols, 0.0), n,
         jnp.asarray(info["c_prior_last"], dt), float(min_size), n_folds, n_bootstrap,
-        batch_size(n_bootstrap, n_rows + n_cols))
+        batch_size(n_bootstrap, n_rows + n_cols), device_mesh(devices)))
 
 
 def _run(ctx, *, n_folds, max_splits, min_size, max_bepp, n_iterations, delta):
@@ -245,7 +248,7 @@ def _run(ctx, *, n_folds, max_splits, min_size, max_bepp, n_iterations, delta):
     raw = float(np.clip(prior_from_label_frequency(c_hat, ctx.n_l, ctx.n_u), 0.0, 1.0))
     diag = dict(c_lower_bound=float(c_hat), fold_estimates=info["fold_estimates"], n_splits=info["n_splits"],
                 deltas=info["deltas"], max_bepp=max_bepp, min_size=min_size)
-    boot = np.asarray(_tice_bootstrap(ctx.key, info, ctx.s, ctx.n_bootstrap, min_size))
+    boot = _tice_bootstrap(ctx.key, info, ctx.s, ctx.n_bootstrap, min_size, ctx.devices)
     return raw, boot, None, diag
 
 

@@ -132,6 +132,24 @@ def job_hnc():
     return out
 
 
+def job_prior():
+    """Prior bootstraps (BBE and TIcE) with the resamples split over every device, and on one device."""
+    import jax
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from pujax.prior import estimate_prior
+
+    X, s, _ = _problem()
+    out = {}
+    for name, devices in (("all", None), ("one", jax.local_devices()[:1])):
+        for method in ("bbe", "tice"):
+            est = estimate_prior(X, s, method, classifier=LogisticRegression(), n_bootstrap=12, random_state=0,
+                                 devices=devices)
+            out[f"{method}_{name}"] = np.r_[est.prior, est.interval, est.diagnostics["bootstrap_std"]]
+    return out
+
+
 def main(argv):
     pid, n, port, out = int(argv[0]), int(argv[1]), int(argv[2]), argv[3]
     jobs = argv[4:]
