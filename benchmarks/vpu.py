@@ -99,8 +99,8 @@ def render(rows, args) -> str:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n-unlabeled", type=int, default=20000)
-    p.add_argument("--vpu-epochs", type=int, default=10)
-    p.add_argument("--nnpu-epochs", type=int, default=50)
+    p.add_argument("--vpu-epochs", type=int, default=15)
+    p.add_argument("--nnpu-epochs", type=int, default=60)
     p.add_argument("--mixup-weight", type=float, default=0.03)
     p.add_argument("--seeds", type=int, default=1)
     p.add_argument("--out", default=str(MD_PATH))

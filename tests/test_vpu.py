@@ -123,7 +123,8 @@ def test_same_random_state_same_model_and_the_core_agrees(toy):
     # the functional core on the standardised rows, with the estimator's key, gives the same model
     Z = ((X - clf.mean_) / clf.scale_).astype(np.float32)
     keys = jax.random.split(jax.random.PRNGKey(0), 1)
-    model, hist = vpu_fit_many(keys, Z, s, **{k: v for k, v in KW.items()})
+    core_kw = {**KW, "model_kwargs": {**KW["model_kwargs"], "batch_norm": False}}  # the estimator's "mlp" default
+    model, hist = vpu_fit_many(keys, Z, s, **core_kw)
     np.testing.assert_allclose(np.asarray(model.log_phi_max), clf.log_phi_max_, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(hist["loss"]), clf.history_["loss"], rtol=1e-6)
 

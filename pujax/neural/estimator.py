@@ -327,7 +327,10 @@ class VPUClassifier(_NeuralPUBase):
     Parameters
     ----------
     model : "mlp", "linear", "cnn" or flax.linen.Module, default="mlp"
-        The network computing the score :math:`g` (as :class:`NNPUClassifier`).
+        The network computing the score :math:`g` (as :class:`NNPUClassifier`). ``"mlp"`` here defaults to
+        ``batch_norm=False`` (d-300-300-300-300-1 with biases, ReLU), as the authors' network for vector data: the
+        BatchNorm statistics of the two training passes per step (P ∪ U rows, then mixed rows) differ from those of
+        the data at prediction time (``model_kwargs={"batch_norm": True}`` restores it).
     alpha : float > 0, default=0.3
         Parameter of the Beta(alpha, alpha) law of the MixUp weight (the authors' default).
     mixup_weight : float >= 0, default=0.03
@@ -414,9 +417,12 @@ class VPUClassifier(_NeuralPUBase):
         self.devices = devices
 
     def _config(self, n_features=None):
+        model_kwargs = self.model_kwargs
+        if self.model == "mlp" and (model_kwargs is None or isinstance(model_kwargs, dict)):
+            model_kwargs = {"batch_norm": False, **(model_kwargs or {})}
         return make_vpu_config(model=self.model, alpha=self.alpha, mixup_weight=self.mixup_weight,
                                batch_size=self.batch_size, learning_rate=self.learning_rate,
-                               model_kwargs=self.model_kwargs, n_features=n_features)
+                               model_kwargs=model_kwargs, n_features=n_features)
 
     def _check_params(self):
         """Validate the hyper-parameters (no data needed); return ``(epochs, n_seeds)``."""
