@@ -434,7 +434,8 @@ def test_learning_rate_auto_picks_min_cross_fitted_pu_risk(toy):
     best = LEARNING_RATES[int(np.argmin(risks))]
     assert auto.learning_rate_ == best
     ref = AdaPUClassifier(n_estimators=8, learning_rate=best, prior=prior, random_state=0).fit(X, s)
-    np.testing.assert_allclose(auto.decision_function(X), ref.decision_function(X), rtol=1e-6, atol=1e-6)
+    # the auto model comes from the vmapped selection program: float rounding differs from a separate fit
+    np.testing.assert_allclose(auto.decision_function(X), ref.decision_function(X), rtol=1e-4, atol=1e-5)
     assert auto.n_estimators_ == ref.n_estimators_
 
 
@@ -456,6 +457,7 @@ def test_selection_folds_keep_copies_of_a_row_together():
     np.testing.assert_array_equal(held[:20], held[20:40])
     assert np.all(masks[:, -3:] == 0) and np.all(masks[:, :-3].sum(axis=0) == 1)
     assert abs(int(np.sum(held[:20] == 0)) - 10) <= 1
+    np.testing.assert_array_equal(_fold_masks(as_key(3), s, w, 2, -3.0 * X + 7.0), masks)  # value order unused
 
 
 @pytest.mark.parametrize("learning_rate", [0.5, "auto"])

@@ -357,7 +357,12 @@ def _fold_masks(key, s, w, n_folds, X=None):
     """
     rng = host_rng(key)
     live = w > 0
-    group = np.arange(s.shape[0]) if X is None else np.unique(np.asarray(X), axis=0, return_inverse=True)[1].ravel()
+    group = np.arange(s.shape[0])
+    if X is not None:  # groups numbered by first occurrence: the same folds for a X + b (any a != 0) as for X
+        _, first, inverse = np.unique(np.asarray(X), axis=0, return_index=True, return_inverse=True)
+        rank = np.empty(first.size, np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+        group = rank[inverse.ravel()]
     n_groups = int(group.max()) + 1
     labeled = np.zeros(n_groups, bool)
     labeled[group[live & (s == 1)]] = True
