@@ -14,7 +14,7 @@ FAST = {
     "BaggingSVMClassifier": dict(n_estimators=5),
     "RESVMClassifier": dict(n_estimators=5),
     "NNPUClassifier": dict(epochs=5),
-    "VPUClassifier": dict(epochs=5),
+    "VPUClassifier": dict(epochs=30, learning_rate=0.01, model_kwargs={"hidden_sizes": (32,)}),
     "FSCPU": dict(n_iter=100),
     "PUBaggingClassifier": dict(n_estimators=10),
 }
