@@ -92,7 +92,7 @@ def _unsw(data, factor):
     from pujax.boosting import AdaPUClassifier
     from pujax.datasets import load
 
-    X, y = load("unsw_nb15", data_dir=data, split="train")
+    X, y = load("unsw_nb15", data_dir=data)
     X = np.asarray(X, np.float32)
     rng = np.random.default_rng(0)
     if factor > 1:
