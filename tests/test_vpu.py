@@ -7,7 +7,15 @@ import pytest
 from scipy import stats
 
 from pujax.neural import VPUClassifier, vpu_fit_many, vpu_loss
-from pujax.neural.vpu import mixup_gammas, mixup_log_target, variational_loss
+from pujax.neural.vpu import (
+    _compiled,
+    make_vpu_config,
+    mixup_gammas,
+    mixup_log_target,
+    n_steps_per_epoch,
+    validation_split,
+    variational_loss,
+)
 
 
 def _np_vpu_loss(lp, lu, lm, gamma, lam):
@@ -110,8 +118,11 @@ def test_learns_separable_gaussians_without_a_prior(toy):
     assert np.all((proba >= 0) & (proba <= 1)) and np.allclose(proba.sum(axis=1), 1)
     np.testing.assert_array_equal(proba[:, 1] > 0.5, clf.predict(X_te) == 1)
     assert clf.history_["loss"].shape == (1, KW["epochs"]) and np.all(np.isfinite(clf.history_["loss"]))
-    # the normaliser is the maximum over the training rows: no training row scores above it
-    assert np.max(clf.decision_function(X)) == pytest.approx(np.log(2.0), abs=1e-5)
+    # the normaliser is the maximum over the training rows (the held-out ones excluded): none scores above it
+    p_tr, u_tr, p_val, u_val = validation_split(0, s, 0.1)
+    assert np.max(clf.decision_function(X[np.r_[p_tr, u_tr]])) == pytest.approx(np.log(2.0), abs=1e-5)
+    assert clf.validation_loss_.shape == (1, KW["epochs"])
+    assert clf.best_epoch_[0] == np.argmin(clf.validation_loss_[0])
 
 
 def test_same_random_state_same_model_and_the_core_agrees(toy):
@@ -124,7 +135,7 @@ def test_same_random_state_same_model_and_the_core_agrees(toy):
     Z = ((X - clf.mean_) / clf.scale_).astype(np.float32)
     keys = jax.random.split(jax.random.PRNGKey(0), 1)
     core_kw = {**KW, "model_kwargs": {**KW["model_kwargs"], "batch_norm": False}}  # the estimator's "mlp" default
-    model, hist = vpu_fit_many(keys, Z, s, **core_kw)
+    model, hist = vpu_fit_many(keys, Z, s, validation_fraction=0.1, validation_key=0, **core_kw)
     np.testing.assert_allclose(np.asarray(model.log_phi_max), clf.log_phi_max_, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(hist["loss"]), clf.history_["loss"], rtol=1e-6)
 
@@ -141,6 +152,8 @@ def test_prediction_of_a_row_does_not_depend_on_the_batch(toy):
 @pytest.mark.parametrize("param, value, match", [
     ("alpha", 0.0, "alpha"), ("mixup_weight", -1.0, "mixup_weight"), ("learning_rate", 0.0, "learning_rate"),
     ("epochs", 0, "epochs"), ("batch_size", 0, "batch_size"), ("standardize", "yes", "standardize"),
+    ("validation_fraction", 1.0, "validation_fraction"), ("validation_fraction", -0.1, "validation_fraction"),
+    ("validation_fraction", "0.1", "validation_fraction"),
 ])
 def test_bad_parameters_name_the_argument(toy, param, value, match):
     X, s, *_ = toy
@@ -157,3 +170,98 @@ def test_affine_invariant_predictions(toy, a, b):
     d, p = other.decision_function(a * X_te + b), other.predict_proba(a * X_te + b)
     assert np.all(np.isfinite(d)) and np.all(np.isfinite(p))
     assert np.mean(other.predict(a * X_te + b) == clf.predict(X_te)) >= 0.99
+
+
+# ------------------------------------------------------------------------ model selection on held-out PU rows
+
+LIN = dict(model="linear", alpha=0.3, mixup_weight=0.3, batch_size=32, learning_rate=0.3)
+N_EPOCHS, FRAC, SPLIT_KEY = 8, 0.25, 7
+
+
+def _np_linear_log_phi(variables, X):
+    out = variables["params"]["out"]
+    return _log_sigmoid(np.asarray(X, np.float64) @ np.asarray(out["kernel"], np.float64)[:, 0]
+                        + float(np.asarray(out["bias"])[0]))
+
+
+@pytest.fixture(scope="module")
+def selection():
+    X, s, _, _ = _toy(np.random.default_rng(3), n_labeled=60, n_unlabeled=200, prior=0.5)
+    X = X.astype(np.float32)
+    keys = jax.random.split(jax.random.PRNGKey(SPLIT_KEY), 3)  # VPUClassifier(random_state=SPLIT_KEY, n_seeds=3)
+    model, hist = vpu_fit_many(keys, X, s, epochs=N_EPOCHS, validation_fraction=FRAC, validation_key=SPLIT_KEY,
+                               **LIN)
+    return X, s, keys, model, hist
+
+
+def test_validation_split_is_stratified_disjoint_and_seeded():
+    s = np.r_[np.ones(13, int), np.zeros(40, int)]
+    p_tr, u_tr, p_val, u_val = validation_split(SPLIT_KEY, s, FRAC)
+    assert (len(p_val), len(u_val)) == (3, 10) and np.all(s[p_val] == 1) and np.all(s[u_val] == 0)
+    np.testing.assert_array_equal(np.sort(np.r_[p_tr, u_tr, p_val, u_val]), np.arange(len(s)))
+    again = validation_split(SPLIT_KEY, s, FRAC)
+    assert all(np.array_equal(a, b) for a, b in zip((p_tr, u_tr, p_val, u_val), again))
+    assert not np.array_equal(validation_split(SPLIT_KEY + 1, s, FRAC)[3], u_val)
+    assert validation_split(0, s, 0.0)[2:] == (None, None)
+    assert [len(a) for a in validation_split(0, s, 0.01)[2:]] == [1, 1]  # at least one row of each class
+    with pytest.raises(ValueError, match="validation_fraction"):
+        validation_split(0, np.r_[1, 0, 0], 0.1)
+
+
+def test_selection_keeps_the_epoch_with_the_lowest_held_out_loss(selection):
+    """Re-run the fit epoch by epoch (the verbose path's programs): the held-out loss recomputed in numpy from each
+    epoch's weights matches the recorded one, and the model holds the weights of its argmin epoch."""
+    X, s, keys, model, hist = selection
+    p_tr, u_tr, p_val, u_val = validation_split(SPLIT_KEY, s, FRAC)
+    cfg = make_vpu_config(LIN["model"], LIN["alpha"], LIN["mixup_weight"], LIN["batch_size"], LIN["learning_rate"],
+                          None, X.shape[1])
+    data = tuple(jnp.asarray(a) for a in (X, p_tr, u_tr, p_val, u_val))
+    gammas = mixup_gammas(keys, LIN["alpha"], N_EPOCHS, n_steps_per_epoch(len(u_tr), LIN["batch_size"]))
+    state, one_epoch = _compiled("init_val", cfg)(keys, data[0]), _compiled("epochs", cfg)
+    per_epoch, recorded = [], []
+    for e in range(N_EPOCHS):
+        state, h = one_epoch(state, gammas[:, e:e + 1], *data)
+        per_epoch.append(jax.tree.map(np.asarray, state["variables"]))
+        recorded.append(np.asarray(h["validation"])[:, 0])
+    np.testing.assert_allclose(np.stack(recorded, 1), hist["validation"], rtol=1e-5, atol=1e-6)
+    ref = np.array([[_np_variational(_np_linear_log_phi(jax.tree.map(lambda a: a[k], v), X[p_val]),
+                                     _np_linear_log_phi(jax.tree.map(lambda a: a[k], v), X[u_val]))
+                     for v in per_epoch] for k in range(len(keys))])
+    np.testing.assert_allclose(hist["validation"], ref, rtol=1e-4, atol=1e-5)
+    best = np.argmin(ref, axis=1)
+    np.testing.assert_array_equal(hist["best_epoch"], best)
+    np.testing.assert_array_equal(np.asarray(state["best_epoch"]), best)
+    assert np.any(best < N_EPOCHS - 1) and np.any(best > 0)  # the selection is not trivially the last epoch
+    X_tr = X[np.r_[p_tr, u_tr]]
+    for k in range(len(keys)):
+        chosen = jax.tree.map(lambda a: a[k], per_epoch[best[k]])
+        got = jax.tree.map(lambda a: np.asarray(a)[k], model.variables)
+        jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6), got, chosen)
+        # the normaliser: max log Phi over the training rows only
+        np.testing.assert_allclose(float(model.log_phi_max[k]), np.max(_np_linear_log_phi(chosen, X_tr)), atol=1e-5)
+
+
+def _np_variational(lp, lu):
+    return np.log(np.mean(np.exp(lu))) - np.mean(lp)
+
+
+def test_estimator_exposes_the_selection_and_held_out_rows_are_not_trained_on(selection):
+    X, s, keys, model, hist = selection
+    kw = dict(epochs=N_EPOCHS, standardize=False, random_state=SPLIT_KEY, n_seeds=len(keys), **LIN)
+    clf = VPUClassifier(validation_fraction=FRAC, **kw).fit(X, s)  # the core's program, run by the estimator
+    np.testing.assert_allclose(clf.validation_loss_, hist["validation"], rtol=1e-6)
+    np.testing.assert_array_equal(clf.best_epoch_, hist["best_epoch"])
+    np.testing.assert_allclose(clf.log_phi_max_, model.log_phi_max, rtol=1e-6)
+    assert clf.best_epoch_.dtype.kind == "i" and set(clf.history_) == {"loss", "variational", "mixup"}
+    # the epoch-by-epoch (verbose) path selects the same model
+    verbose = VPUClassifier(validation_fraction=FRAC, verbose=True, **kw).fit(X, s)
+    np.testing.assert_allclose(verbose.validation_loss_, clf.validation_loss_, rtol=1e-6)
+    np.testing.assert_array_equal(verbose.best_epoch_, clf.best_epoch_)
+    np.testing.assert_allclose(verbose.decision_function(X), clf.decision_function(X), rtol=1e-5, atol=1e-6)
+    # validation_fraction=0 on the training rows alone (held-out rows deleted from X): the same training run
+    p_tr, u_tr, _, _ = validation_split(SPLIT_KEY, s, FRAC)
+    keep = np.sort(np.r_[p_tr, u_tr])
+    for off in (0, 0.0, None):
+        last = VPUClassifier(validation_fraction=off, **kw).fit(X[keep], s[keep])
+        assert last.validation_loss_ is None and list(last.best_epoch_) == [N_EPOCHS - 1] * len(keys)
+        np.testing.assert_allclose(last.history_["loss"], hist["loss"], rtol=1e-5, atol=1e-6)

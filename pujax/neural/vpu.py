@@ -26,9 +26,16 @@ positive iff :math:`\Phi(x) / \Phi_{max} > 1/2`; the decision value is
 
 Differences from the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``): U is the rows with ``s = 0`` (the
 estimators' case-control convention; their U loader holds every training image); an epoch is one pass over U
-instead of 30 iterations; no step decay of the learning rate and no model selection on a validation KL; the MixUp
-target is held constant (their target keeps its gradient). :math:`\gamma` weights the positive side here and the
-unlabeled side there, the same distribution since Beta(α, α) is symmetric.
+instead of 30 iterations; no step decay of the learning rate; the MixUp target is held constant (their target keeps
+its gradient). :math:`\gamma` weights the positive side here and the unlabeled side there, the same distribution
+since Beta(α, α) is symmetric.
+
+Model selection (the authors' ``run_vpu``): with ``validation_fraction > 0`` a stratified share of the P rows and of
+the U rows is held out (:func:`validation_split`, drawn on the host from the run's key), the model trains on the
+rest, and after every epoch the variational loss :math:`L_{var}` of the held-out rows (model in evaluation mode, no
+MixUp; their ``cal_val_kl``) is computed inside the compiled program; the carry of the epoch ``lax.scan`` keeps the
+variables of the epoch with the lowest held-out loss (the first on ties) and that epoch's index, and those variables
+are the fitted model. The authors hold out 500 images per class of the 60,000 FashionMNIST training images (1/12).
 """
 from __future__ import annotations
 
@@ -44,7 +51,7 @@ import optax
 
 from pujax.neural.models import accepts_train, make_model
 from pujax.neural.train import _apply, _cached, _check_float, batch_layout, predict_scores, shard_seeds
-from pujax.validation import as_key, check_int, check_pu_labels, check_X
+from pujax.validation import as_key, check_float, check_int, check_pu_labels, check_X, host_rng
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -62,6 +69,8 @@ __all__ = [
     "vpu_train_step",
     "mixup_gammas",
     "n_steps_per_epoch",
+    "validation_split",
+    "validation_loss",
     "vpu_fit",
     "vpu_fit_many",
     "vpu_decision",
@@ -155,11 +164,17 @@ def _optimizer(cfg: VPUConfig) -> optax.GradientTransformation:
     return optax.adam(cfg.learning_rate, b1=0.5, b2=0.99)
 
 
-def _init(key, X, cfg: VPUConfig):
+def _init(key, X, cfg: VPUConfig, validate: bool = False):
+    """Initial state; with ``validate`` also the best-so-far variables, held-out loss and epoch, and an epoch
+    counter (the carry of the model selection)."""
     k_init, k_train = jax.random.split(key)
     x0 = jnp.zeros((1,) + tuple(X.shape[1:]), X.dtype)
     variables = dict(cfg.module.init({"params": k_init, "dropout": k_init}, x0, **_train_kw(cfg, False)))
-    return {"variables": variables, "opt_state": _optimizer(cfg).init(variables["params"]), "key": k_train}
+    state = {"variables": variables, "opt_state": _optimizer(cfg).init(variables["params"]), "key": k_train}
+    if validate:
+        state.update(best_variables=variables, best_loss=jnp.asarray(jnp.inf, X.dtype),
+                     best_epoch=jnp.zeros((), jnp.int32), epoch=jnp.zeros((), jnp.int32))
+    return state
 
 
 def _train_kw(cfg, train):
@@ -219,9 +234,28 @@ def mixup_gammas(keys: jax.Array, alpha: float, n_epochs: int, n_steps: int) -> 
     return np.clip(np.asarray(out, np.float32).reshape(len(words), n_epochs, n_steps), 0.0, 1.0)
 
 
-def _run_epochs(cfg: VPUConfig, state, gammas, Xp, Xu):
+def validation_loss(cfg: VPUConfig, variables: dict, Xp_val: jax.Array, Xu_val: jax.Array) -> jax.Array:
+    r"""The variational loss :math:`L_{var}` of held-out positives ``Xp_val`` and unlabeled rows ``Xu_val``, model in
+    evaluation mode, no MixUp (the authors' validation KL, ``cal_val_kl``)."""
+    lp = jax.nn.log_sigmoid(predict_scores(cfg, variables, Xp_val))
+    return variational_loss(lp, jax.nn.log_sigmoid(predict_scores(cfg, variables, Xu_val)))
+
+
+def _select(cfg: VPUConfig, state, val):
+    """Score the epoch just trained on the held-out rows ``val = (Xp_val, Xu_val)``; keep it if its loss is the
+    lowest so far (the first epoch always, so a NaN loss never leaves the selection empty)."""
+    v = validation_loss(cfg, state["variables"], *val)
+    e = state["epoch"]
+    better = (v < state["best_loss"]) | (e == 0)
+    best = jax.tree.map(lambda a, b: jnp.where(better, a, b), state["variables"], state["best_variables"])
+    return {**state, "best_variables": best, "best_loss": jnp.where(better, v, state["best_loss"]),
+            "best_epoch": jnp.where(better, e, state["best_epoch"]), "epoch": e + 1}, v
+
+
+def _run_epochs(cfg: VPUConfig, state, gammas, Xp, Xu, val=None):
     """``len(gammas)`` epochs from ``state`` (pure; jit / vmap); ``gammas`` ``(n_epochs, n_steps)`` are the MixUp
-    weights; the history holds the per-epoch mean of each loss term."""
+    weights; the history holds the per-epoch mean of each loss term and, with held-out rows ``val``, their loss
+    ``"validation"`` (the state then carries the best epoch, :func:`_select`)."""
 
     def epoch(state, gam):
         key, k_idx, k_step = jax.random.split(state["key"], 3)
@@ -232,56 +266,101 @@ def _run_epochs(cfg: VPUConfig, state, gammas, Xp, Xu):
             return vpu_train_step(cfg, carry, jnp.take(Xp, ip, axis=0), jnp.take(Xu, iu, axis=0), gamma,
                                   jax.random.fold_in(k_step, i))
 
-        state, aux = jax.lax.scan(step, {**state, "key": key}, (jnp.arange(idx_u.shape[0]), idx_u, idx_p, gam))
-        return state, jax.tree.map(jnp.mean, aux)
+        train = {"variables": state["variables"], "opt_state": state["opt_state"], "key": key}
+        train, aux = jax.lax.scan(step, train, (jnp.arange(idx_u.shape[0]), idx_u, idx_p, gam))
+        state, hist = {**state, **train}, jax.tree.map(jnp.mean, aux)
+        if val is not None:
+            state, hist["validation"] = _select(cfg, state, val)
+        return state, hist
 
     return jax.lax.scan(epoch, state, gammas)
 
 
-def _finish(cfg: VPUConfig, state, X) -> VPUModel:
-    """The model: variables and :math:`\\max_i \\log\\Phi(x_i)` over the training rows (evaluation mode)."""
-    g = predict_scores(cfg, state["variables"], X)
-    return VPUModel(state["variables"], jax.nn.log_sigmoid(jnp.max(g)))
+def _finish(cfg: VPUConfig, state, Xp, Xu) -> VPUModel:
+    r"""The model: the selected (else the last) variables and :math:`\max_i \log\Phi(x_i)` over the training rows
+    ``Xp`` ∪ ``Xu`` (evaluation mode)."""
+    variables = state.get("best_variables", state["variables"])
+    g = jnp.maximum(jnp.max(predict_scores(cfg, variables, Xp)), jnp.max(predict_scores(cfg, variables, Xu)))
+    return VPUModel(variables, jax.nn.log_sigmoid(g))
+
+
+def _parts(X, p_idx, u_idx, pv_idx, uv_idx):
+    val = None if pv_idx is None else (jnp.take(X, pv_idx, axis=0), jnp.take(X, uv_idx, axis=0))
+    return jnp.take(X, p_idx, axis=0), jnp.take(X, u_idx, axis=0), val
 
 
 def _program(cfg: VPUConfig):
-    def run(seed, X, p_idx, u_idx):
+    def run(seed, X, p_idx, u_idx, pv_idx, uv_idx):
         key, gammas = seed
-        state, hist = _run_epochs(cfg, _init(key, X, cfg), gammas, jnp.take(X, p_idx, axis=0),
-                                  jnp.take(X, u_idx, axis=0))
-        return _finish(cfg, state, X), hist
+        Xp, Xu, val = _parts(X, p_idx, u_idx, pv_idx, uv_idx)
+        state, hist = _run_epochs(cfg, _init(key, X, cfg, val is not None), gammas, Xp, Xu, val)
+        if val is not None:
+            hist["best_epoch"] = state["best_epoch"]
+        return _finish(cfg, state, Xp, Xu), hist
 
     return run
 
 
-def _compiled(kind: str, cfg: VPUConfig):
-    """jit-compiled, seed-vmapped programs: ``"fit"``, or ``"init"`` / ``"epochs"`` / ``"finish"`` for an epoch loop
-    (shapes, hence the number of epochs, are set by the arguments)."""
-    if kind == "fit":
-        return _cached("vpu_fit", cfg, 0, lambda: jax.jit(jax.vmap(_program(cfg), in_axes=(0, None, None, None))))
-    if kind == "init":
-        return _cached("vpu_init", cfg, 0, lambda: jax.jit(jax.vmap(lambda k, X: _init(k, X, cfg), in_axes=(0, None))))
-    if kind == "epochs":
-        def run(state, gammas, X, p_idx, u_idx):
-            return _run_epochs(cfg, state, gammas, jnp.take(X, p_idx, axis=0), jnp.take(X, u_idx, axis=0))
+_DATA_AXES = (None, None, None, None, None)
 
-        return _cached("vpu_epochs", cfg, 0, lambda: jax.jit(jax.vmap(run, in_axes=(0, 0, None, None, None))))
+
+def _compiled(kind: str, cfg: VPUConfig):
+    """jit-compiled, seed-vmapped programs of ``(seed, X, p_idx, u_idx, pv_idx, uv_idx)`` (the held-out indices
+    None without model selection): ``"fit"``, or ``"init"`` / ``"init_val"`` / ``"epochs"`` / ``"finish"`` for an
+    epoch loop (shapes, hence the number of epochs, are set by the arguments)."""
+    if kind == "fit":
+        return _cached("vpu_fit", cfg, 0, lambda: jax.jit(jax.vmap(_program(cfg), in_axes=(0, *_DATA_AXES))))
+    if kind in ("init", "init_val"):
+        return _cached("vpu_" + kind, cfg, 0, lambda: jax.jit(jax.vmap(
+            lambda k, X: _init(k, X, cfg, kind == "init_val"), in_axes=(0, None))))
+    if kind == "epochs":
+        def run(state, gammas, *data):
+            return _run_epochs(cfg, state, gammas, *_parts(*data))
+
+        return _cached("vpu_epochs", cfg, 0, lambda: jax.jit(jax.vmap(run, in_axes=(0, 0, *_DATA_AXES))))
     if kind == "finish":
-        return _cached("vpu_finish", cfg, 0, lambda: jax.jit(jax.vmap(lambda st, X: _finish(cfg, st, X),
-                                                                     in_axes=(0, None))))
+        return _cached("vpu_finish", cfg, 0, lambda: jax.jit(jax.vmap(
+            lambda st, *data: _finish(cfg, st, *_parts(*data)[:2]), in_axes=(0, *_DATA_AXES))))
     raise ValueError(kind)  # pragma: no cover
 
 
-def _split_pu(X, s):
+def validation_split(key: KeyLike, s: ArrayLike, fraction: float) -> tuple[np.ndarray, ...]:
+    """Hold out a share ``fraction`` of the labeled positives and of the unlabeled rows (stratified by ``s``).
+
+    ``round(fraction * n)`` rows of each class (at least one, and at least one left to train on) are drawn without
+    replacement on the host (:func:`pujax.validation.host_rng` of ``key``, no compiled program). Returns sorted int32
+    index arrays ``(p_train, u_train, p_val, u_val)``; ``fraction = 0`` holds out nothing (``p_val = u_val = None``).
+    """
+    s = np.asarray(s)
+    fraction = check_float(fraction, "validation_fraction", low=0.0, high=1.0, closed="left")
+    p, u = np.flatnonzero(s == 1).astype(np.int32), np.flatnonzero(s == 0).astype(np.int32)
+    if fraction == 0:
+        return p, u, None, None
+    if min(len(p), len(u)) < 2:
+        raise ValueError(f"validation_fraction={fraction} needs at least 2 labeled positive and 2 unlabeled rows; "
+                         f"got {len(p)} and {len(u)}. Pass validation_fraction=0 to train on every row.")
+    rng = host_rng(as_key(key), method="mix")
+    out = []
+    for idx in (p, u):
+        n_val = min(max(1, int(round(fraction * len(idx)))), len(idx) - 1)
+        held = np.zeros(len(idx), bool)
+        held[rng.choice(len(idx), n_val, replace=False)] = True
+        out.append((idx[~held], idx[held]))
+    return out[0][0], out[1][0], out[0][1], out[1][1]
+
+
+def _prepare(X, s, fraction, key):
+    """``(X, p_train, u_train, p_val, u_val)`` on the device (held-out indices None when ``fraction = 0``)."""
     X = check_X(X)
     s = check_pu_labels(s, name="s", n_samples=X.shape[0])
-    return jnp.asarray(X), jnp.asarray(np.flatnonzero(s == 1)), jnp.asarray(np.flatnonzero(s == 0))
+    parts = validation_split(key, s, 0.0 if fraction is None else fraction)
+    return (jax.device_put(X), *(None if a is None else jax.device_put(a) for a in parts))
 
 
 def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: str | nn.Module = "mlp",
                  alpha: float = 0.3, mixup_weight: float = 0.03, epochs: int = 50, batch_size: int = 500,
-                 learning_rate: float = 3e-4, model_kwargs: dict | None = None,
-                 devices: DevicesLike = None) -> tuple[VPUModel, dict]:
+                 learning_rate: float = 3e-4, model_kwargs: dict | None = None, validation_fraction: float = 0.0,
+                 validation_key: KeyLike = None, devices: DevicesLike = None) -> tuple[VPUModel, dict]:
     """Train one VPU model per PRNG key as one ``vmap``-ped program; no class prior is used.
 
     Parameters
@@ -292,23 +371,31 @@ def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: st
         Training rows (P ∪ U), float32 (the estimator standardises them first).
     s : array of shape (n,)
         1 for labeled positives, 0 for unlabeled rows.
-    model, model_kwargs, alpha, mixup_weight, epochs, batch_size, learning_rate
+    model, model_kwargs, alpha, mixup_weight, epochs, batch_size, learning_rate, validation_fraction
         See :class:`pujax.neural.VPUClassifier`.
+    validation_key : int, generator, JAX key or None
+        Seeds the held-out rows (:func:`validation_split`, shared by all seeds); None: the first of ``keys``.
     devices : None, int, sequence of jax.Device or Mesh
         Where the seeds train (:func:`pujax.neural.train.shard_seeds`).
 
     Returns
     -------
     (model, history) : (VPUModel, dict)
-        Fields and per-epoch ``"loss"``, ``"variational"``, ``"mixup"`` arrays with a leading seed axis of length N.
+        Fields and per-epoch ``"loss"``, ``"variational"``, ``"mixup"`` arrays with a leading seed axis of length N;
+        with ``validation_fraction > 0`` also the per-epoch held-out loss ``"validation"`` and the selected epoch
+        ``"best_epoch"`` (0-based, shape (N,)), whose variables the model holds.
     """
     if isinstance(keys, (int, np.integer)) and not isinstance(keys, bool):
         keys = jax.random.split(jax.random.PRNGKey(0), check_int(int(keys), "keys"))
-    X, p_idx, u_idx = _split_pu(X, s)
-    cfg = make_vpu_config(model, alpha, mixup_weight, batch_size, learning_rate, model_kwargs, int(X.shape[1]))
     keys = jnp.asarray(keys)
-    gammas = mixup_gammas(keys, cfg.alpha, check_int(epochs, "epochs"), n_steps_per_epoch(len(u_idx), cfg.batch_size))
-    model_, hist = shard_seeds(_compiled("fit", cfg), (keys, gammas), (X, p_idx, u_idx), devices)
+    if validation_key is None:  # the first key, read on the host (no compiled indexing)
+        raw = jax.random.key_data(keys) if jax.dtypes.issubdtype(keys.dtype, jax.dtypes.prng_key) else keys
+        validation_key = np.asarray(raw, np.uint32)[0]
+    data = _prepare(X, s, validation_fraction, validation_key)
+    cfg = make_vpu_config(model, alpha, mixup_weight, batch_size, learning_rate, model_kwargs, int(data[0].shape[1]))
+    gammas = mixup_gammas(keys, cfg.alpha, check_int(epochs, "epochs"),
+                          n_steps_per_epoch(len(data[2]), cfg.batch_size))
+    model_, hist = shard_seeds(_compiled("fit", cfg), (keys, gammas), data, devices)
     return VPUModel(*model_), hist
 
 
