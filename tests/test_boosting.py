@@ -407,29 +407,50 @@ def test_duplicates_equal_sample_weight(toy):
 
 
 def test_learning_rate_auto_picks_min_cross_fitted_pu_risk(toy):
-    """"auto": for each β and each of 2 folds (stratified by s), a fit on the other rows; keep the β with the
-    smallest mean held-out PU 0-1 risk (ties: smaller β), refitted on all rows. Re-derived with separate functional
-    fits (held-out rows weighted 0) and pujax.metrics.pu_zero_one_risk on the held-out rows."""
-    from pujax.boosting.adapu import LEARNING_RATES, _fold_masks, adapu_candidates, adapu_fit
+    """"auto": N_SELECTION_REPEATS independent partitions into 2 folds (stratified by s); for each β and each of
+    the folds, a fit on the other rows; keep the β with the smallest mean held-out PU 0-1 risk over all folds
+    (ties: smaller β), refitted on all rows. Re-derived from the fold fits' decisions with
+    pujax.metrics.pu_zero_one_risk on the held-out rows of each mask; the fold fits are checked against separate
+    functional fits (held-out rows weighted 0)."""
+    from pujax.boosting.adapu import (
+        LEARNING_RATES,
+        N_SELECTION_FOLDS,
+        N_SELECTION_REPEATS,
+        _fold_masks,
+        _selection_fits,
+        adapu_candidates,
+        adapu_fit,
+    )
     from pujax.metrics import pu_zero_one_risk
     from pujax.validation import as_key
 
     X, s, _, prior = toy
     auto = AdaPUClassifier(n_estimators=8, prior=prior, random_state=0).fit(X, s)
     key = as_key(0)
-    masks = _fold_masks(key, np.asarray(s), np.ones(len(s), np.float32), 2, X)
-    assert np.all(masks.sum(axis=0) == 1)  # every row is held out exactly once
-    assert abs(s[masks[0] == 1].sum() - s[masks[1] == 1].sum()) <= 1  # stratified by s
+    masks = _fold_masks(key, np.asarray(s), np.ones(len(s), np.float32), N_SELECTION_FOLDS, X,
+                        n_repeats=N_SELECTION_REPEATS)
+    assert masks.shape == (N_SELECTION_REPEATS * N_SELECTION_FOLDS, len(s))
+    parts = masks.reshape(N_SELECTION_REPEATS, N_SELECTION_FOLDS, -1)
+    assert np.all(parts.sum(axis=1) == 1)  # in every partition each row is held out exactly once
+    assert np.all(np.abs(s @ (1 - parts[:, 0]).T - s @ (1 - parts[:, 1]).T) <= 1)  # stratified by s
+    assert len({m.tobytes() for m in masks}) == len(masks)  # the partitions differ
     cands = adapu_candidates(X)
-    risks = []
-    for beta in LEARNING_RATES:
-        r = 0.0
-        for m in masks:
-            model = adapu_fit(key, X, s, prior, beta, cands, sample_weight=m, n_estimators=8)
-            pred = np.asarray(adapu_decision_function(model, X)) > 0
+    betas = np.asarray(LEARNING_RATES, np.float32)
+    ones = np.ones(len(s), np.float32)
+    decisions = np.asarray(_selection_fits(key, X, s, prior, betas, False, cands, ones, masks, n_estimators=8,
+                                           n_thresholds=1)[0])  # the program that fit runs
+    fold_risks = np.zeros((len(masks), len(LEARNING_RATES)))
+    agree = []
+    for i, beta in enumerate(LEARNING_RATES):
+        for j, m in enumerate(masks):
             held = m == 0
-            r += float(pu_zero_one_risk(s[held], pred[held].astype(int), prior)) / 2
-        risks.append(r)
+            pred = decisions[j, i] > 0
+            fold_risks[j, i] = float(pu_zero_one_risk(s[held], pred[held].astype(int), prior))
+            model = adapu_fit(key, X, s, prior, beta, cands, sample_weight=m, n_estimators=8)  # a separate fit
+            agree.append(np.mean((np.asarray(adapu_decision_function(model, X)) > 0) == pred))
+    # the batched program rounds differently from separate fits (a stump tie or a decision near 0 can flip)
+    assert np.mean(agree) > 0.98 and np.min(agree) >= 0.8, agree
+    risks = fold_risks.mean(axis=0)
     np.testing.assert_allclose(auto.learning_rate_risks_, risks, atol=1e-6)
     best = LEARNING_RATES[int(np.argmin(risks))]
     assert auto.learning_rate_ == best
@@ -437,6 +458,32 @@ def test_learning_rate_auto_picks_min_cross_fitted_pu_risk(toy):
     # the auto model comes from the vmapped selection program: float rounding differs from a separate fit
     np.testing.assert_allclose(auto.decision_function(X), ref.decision_function(X), rtol=1e-4, atol=1e-5)
     assert auto.n_estimators_ == ref.n_estimators_
+
+
+def test_fold_risks_equal_a_loop_over_masks_and_the_first_partition_is_kept():
+    """The held-out risks of the β rule equal a per-fold, per-β numpy loop (weighted P and U means over the
+    held-out rows, padding rows of weight 0 ignored); the first of several partitions is the single-draw one."""
+    from pujax.boosting.adapu import _fold_masks, _fold_risks
+    from pujax.validation import as_key
+
+    rng = np.random.default_rng(5)
+    n, prior = 40, 0.35
+    X = rng.normal(size=(n, 2))
+    s = (rng.random(n) < 0.3).astype(np.int32)
+    w = rng.integers(1, 4, n).astype(np.float64)
+    w[-4:] = 0.0
+    masks = _fold_masks(as_key(7), s, w, 2, X, n_repeats=3)
+    np.testing.assert_array_equal(masks[:2], _fold_masks(as_key(7), s, w, 2, X))
+    pred = rng.random((len(masks), 4, n)) < 0.5
+    expected = np.zeros((len(masks), 4))
+    for m in range(len(masks)):
+        for b in range(4):
+            held = (masks[m] == 0) & (w > 0)
+            p, u = held & (s == 1), held & (s == 0)
+            pp = np.sum(w[p] * pred[m, b, p]) / np.sum(w[p])
+            pu = np.sum(w[u] * pred[m, b, u]) / np.sum(w[u])
+            expected[m, b] = prior * (1 - pp) + pu - prior * pp
+    np.testing.assert_allclose(_fold_risks(s, w, masks, pred, prior), expected, rtol=1e-12)
 
 
 def test_selection_folds_keep_copies_of_a_row_together():
@@ -486,8 +533,9 @@ def test_refit_in_the_same_bucket_and_any_predict_size_compile_nothing():
 
 
 def test_default_fit_compiles_one_fitting_program():
-    """learning_rate="auto": the 2 folds x 7 β selection fits and the 7 fits on all rows are one vmapped program
-    (plus at most the key draw of the folds); host arrays are passed without conversion programs."""
+    """learning_rate="auto": the (3 partitions x 2 folds) x 7 β selection fits and the 7 fits on all rows are one
+    vmapped program (plus at most the key draw of the folds); host arrays are passed without conversion
+    programs."""
     from pujax.compilation import count_compilations
 
     rng = np.random.default_rng(1)

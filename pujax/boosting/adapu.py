@@ -345,15 +345,21 @@ LEARNING_RATES = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
 
 
 N_SELECTION_FOLDS = 2
-"""Folds of the cross-fitted risk that selects β for ``learning_rate="auto"``."""
+"""Folds per partition of the cross-fitted risk that selects β for ``learning_rate="auto"``."""
 
 
-def _fold_masks(key, s, w, n_folds, X=None):
-    """Training-row masks ``(n_folds, n)`` of folds over the rows with weight > 0.
+N_SELECTION_REPEATS = 3
+"""Independent partitions into ``N_SELECTION_FOLDS`` folds whose held-out risks are averaged for ``"auto"``."""
+
+
+def _fold_masks(key, s, w, n_folds, X=None, n_repeats=1):
+    """Training-row masks ``(n_repeats n_folds, n)``: ``n_repeats`` independent partitions of the rows with
+    weight > 0 into ``n_folds`` folds (row ``r n_folds + f``: partition ``r``, fold ``f`` held out).
 
     Rows with identical features (``X``; in case-control data a labeled row and its unlabeled copy) share a fold,
     so that no held-out row has a copy among the training rows; the groups are stratified by whether they hold a
-    labeled row.
+    labeled row.  The partitions are drawn one after the other from one generator, so the first is the same for
+    every ``n_repeats``.
     """
     rng = host_rng(key)
     live = w > 0
@@ -368,37 +374,56 @@ def _fold_masks(key, s, w, n_folds, X=None):
     labeled[group[live & (s == 1)]] = True
     present = np.zeros(n_groups, bool)
     present[group[live]] = True
-    fold_of = np.full(n_groups, -1)
-    for stratum in (labeled, ~labeled):
-        groups = np.flatnonzero(stratum & present)
-        fold_of[rng.permutation(groups)] = np.arange(groups.size) % n_folds
-    fold = np.where(live, fold_of[group], -1)
-    return np.stack([(fold != f) & (fold >= 0) for f in range(n_folds)]).astype(w.dtype)
+    masks = []
+    for _ in range(n_repeats):
+        fold_of = np.full(n_groups, -1)
+        for stratum in (labeled, ~labeled):
+            groups = np.flatnonzero(stratum & present)
+            fold_of[rng.permutation(groups)] = np.arange(groups.size) % n_folds
+        fold = np.where(live, fold_of[group], -1)
+        masks += [(fold != f) & (fold >= 0) for f in range(n_folds)]
+    return np.stack(masks).astype(w.dtype)
 
 
 def _select_learning_rate(key, Xj, sj, wj, Xd, sd, wd, prior, cands, per_set, T, k, verbose):
-    """Cross-fitted PU 0-1 risk of every β of ``LEARNING_RATES`` (mean over ``N_SELECTION_FOLDS`` folds), and the
-    fits on all rows for every β: ``(risks, models)`` with a leading β axis on ``models``.
+    r"""Repeated cross-fitted PU 0-1 risk of every β of ``LEARNING_RATES`` and the fits on all rows for every β:
+    ``(risks, models)``, ``risks`` of shape ``(len(LEARNING_RATES),)``, ``models`` with a leading β axis.
 
-    Every (fold, β) pair is one fit on the fold's training rows -- the held-out rows get weight 0, which removes
-    them from the weights (:func:`adapu_init`) -- and all pairs, with the fits on all rows, run as one vmapped
-    program on the full-size arrays (one compilation for the whole ``fit``); the held-out rows of each fold then
-    give an unbiased PU risk estimate (eq. (6), zero-one loss).
+    With ``K = N_SELECTION_REPEATS`` independent partitions of the rows into ``N_SELECTION_FOLDS`` folds
+    (:func:`_fold_masks`), ``H_{β,r,f}`` is Ada-PU with learning rate ``β`` fitted without fold ``f`` of partition
+    ``r`` (its rows get weight 0, which removes them from eq. (7)), and ``(P_{r,f}, U_{r,f})`` are the held-out
+    labeled and unlabeled rows.  The risk of ``β`` is the mean over the ``K · N_SELECTION_FOLDS`` held-out
+    estimates of eq. (6) with the zero-one loss (:func:`_fold_risks`)::
+
+        R̂(β) = 1/(K F) Σ_{r,f} [ π P̂_{P_{r,f}}(H_{β,r,f}(x) = -1) + P̂_{U_{r,f}}(H_{β,r,f}(x) = +1)
+                                - π P̂_{P_{r,f}}(H_{β,r,f}(x) = +1) ],
+
+    and ``fit`` keeps ``argmin_β R̂(β)`` (ties: the smaller β).  Averaging over partitions lowers the variance
+    that comes from which few labeled positives are held out.  Every (fold, β) fit and the fits on all rows run as
+    one vmapped program on the full-size arrays (:func:`_selection_fits`; one compilation for the whole ``fit``).
     """
-    masks = _fold_masks(key, np.asarray(sd), np.asarray(wd), N_SELECTION_FOLDS, Xd)
+    masks = _fold_masks(key, np.asarray(sd), np.asarray(wd), N_SELECTION_FOLDS, Xd, n_repeats=N_SELECTION_REPEATS)
     betas = np.asarray(LEARNING_RATES, np.float32)
-    with progress(1, desc=f"Ada-PU: {len(LEARNING_RATES)} learning rates x {N_SELECTION_FOLDS} folds",
+    with progress(1, desc=f"Ada-PU: {len(LEARNING_RATES)} learning rates x {masks.shape[0]} folds",
                   verbose=verbose) as bar:
         decisions, models = _selection_fits(key, Xj, sj, prior, betas, per_set, cands, wj, masks, n_estimators=T,
                                             n_thresholds=k)
         decisions = to_host(decisions)
         bar.update()
-    risks = np.zeros(len(LEARNING_RATES))
-    for f in range(N_SELECTION_FOLDS):
-        held_out = np.asarray(wd) * (1.0 - masks[f])
-        for i in range(len(LEARNING_RATES)):
-            risks[i] += _pu_zero_one_risk_weighted(sd, decisions[f, i] > 0, held_out, prior) / N_SELECTION_FOLDS
-    return risks, models
+    return _fold_risks(sd, wd, masks, decisions > 0, prior).mean(axis=0), models
+
+
+def _fold_risks(s, w, masks, pred, prior):
+    """Held-out PU 0-1 risks ``(n_masks, n_betas)``: for mask ``m`` (training rows) and predictions ``pred[m, b]``
+    (bool, shape ``(n_masks, n_betas, n)``), the weighted unbiased estimate ``π P_P(ŷ=0) + P_U(ŷ=1) - π P_P(ŷ=1)``
+    on the held-out rows, weighted ``w (1 - m)`` (training and zero-weight padding rows count 0)."""
+    s = np.asarray(s, np.float64)
+    held = np.asarray(w, np.float64)[None] * (1.0 - np.asarray(masks, np.float64))  # (n_masks, n)
+    wp, wu = held * s, held * (1.0 - s)
+    p = np.asarray(pred, np.float64)
+    pp = np.einsum("mbn,mn->mb", p, wp) / np.maximum(wp.sum(axis=1), 1e-300)[:, None]
+    pu = np.einsum("mbn,mn->mb", p, wu) / np.maximum(wu.sum(axis=1), 1e-300)[:, None]
+    return prior * (1.0 - pp) + pu - prior * pp
 
 
 @functools.partial(jax.jit, static_argnames=("n_estimators", "n_thresholds"))
@@ -420,14 +445,3 @@ def _selection_fits(key, X, s, prior, betas, per_set, candidates, w, masks, *, n
     decisions = jax.vmap(adapu_decision_function, in_axes=(0, None))(held, X)
     full = jax.tree_util.tree_map(lambda a: a[n_folds * n_betas:], models)
     return decisions.reshape(n_folds, n_betas, -1), full
-
-
-def _pu_zero_one_risk_weighted(s, pred, w, prior):
-    """Weighted unbiased PU 0-1 risk ``π P_P(ŷ=0) + P_U(ŷ=1) - π P_P(ŷ=1)`` (zero-weight padding rows ignored)."""
-    s = np.asarray(s, np.float64)
-    p = np.asarray(pred, np.float64)
-    w = np.asarray(w, np.float64)
-    wp, wu = w * s, w * (1.0 - s)
-    pp = float(np.sum(wp * p) / max(np.sum(wp), 1e-300))
-    pu = float(np.sum(wu * p) / max(np.sum(wu), 1e-300))
-    return prior * (1.0 - pp) + pu - prior * pp

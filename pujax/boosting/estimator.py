@@ -56,10 +56,14 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         positive; ``n_estimators_`` is the number of rounds actually run.
     learning_rate : float or "auto", default "auto"
         ``β`` of Algorithm 2 / §5.6.2: every ``α_t`` is multiplied by it (the weights are updated with ``β α_t``).
-        The paper tunes it per data set (§5.6.2, Figure 5). ``"auto"`` does that without labels: for every value of
-        ``LEARNING_RATES`` and each of ``N_SELECTION_FOLDS`` folds stratified by ``s``, a fit on the other rows;
-        the β with the smallest mean held-out unbiased PU estimate of the 0-1 risk (eq. (6) with the zero-one loss;
-        ties go to the smaller β) is refitted on all rows. The ``len(LEARNING_RATES) x N_SELECTION_FOLDS`` fits run
+        The paper tunes it per data set (§5.6.2, Figure 5). ``"auto"`` does that without labels: the rows are
+        split ``N_SELECTION_REPEATS`` times, independently, into ``N_SELECTION_FOLDS`` folds stratified by ``s``
+        (identical rows share a fold); for every β of ``LEARNING_RATES`` and every fold, a fit on the other rows
+        gives ``H_{β,r,f}`` and the unbiased PU estimate of the 0-1 risk on the held-out labeled rows ``P_{r,f}``
+        and unlabeled rows ``U_{r,f}`` (eq. (6) with the zero-one loss),
+        ``π P̂_{P_{r,f}}(H = -1) + P̂_{U_{r,f}}(H = +1) - π P̂_{P_{r,f}}(H = +1)``. The β with the smallest mean of
+        these estimates over all ``N_SELECTION_REPEATS x N_SELECTION_FOLDS`` folds (ties: the smaller β) is kept,
+        fitted on all rows. All ``len(LEARNING_RATES) x (N_SELECTION_REPEATS x N_SELECTION_FOLDS + 1)`` fits run
         as one vmapped program (β is not a static argument). A float fixes β.
     prior : float in (0, 1) or "auto", default "auto"
         Class prior ``π = P(y = 1)`` of the unlabeled population.
@@ -93,7 +97,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
     learning_rate_ : float
         The β used (the selected one when ``learning_rate="auto"``).
     learning_rate_risks_ : ndarray of shape (len(LEARNING_RATES),) or None
-        For ``"auto"``: the cross-fitted PU 0-1 risk estimate of each β of ``LEARNING_RATES``.
+        For ``"auto"``: the mean held-out PU 0-1 risk estimate of each β of ``LEARNING_RATES`` (the rule above).
     feature_importances_ : ndarray of shape (n_features_in_,)
         Sum of ``α_t`` per feature, normalised to sum 1.
     prior_, classes_, n_features_in_, feature_names_in_ : as in every pujax estimator
