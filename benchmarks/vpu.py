@@ -1,20 +1,30 @@
-"""VPU (no prior) against nnPU (true prior) on MNIST even vs odd, on a reduced budget for a small CPU.
+"""VPU (no prior) against nnPU (true prior) on MNIST even vs odd, with and without VPU's model selection.
 
-Run ``python -m benchmarks.vpu`` (or ``python benchmarks/vpu.py``). Protocol (``benchmarks/neural.py``'s MNIST
-setup on a subsample): U = ``--n-unlabeled`` random images of the 60,000 training images, P = 1000 random even
-digits of those (case-control: P rows are copied into the training set, U keeps them too), test = the 10,000 test
-images, pixels / 255, the d-300-300-300-300-1 MLP (BatchNorm, ReLU) for both methods.
+Run ``python -m benchmarks.vpu`` (or ``python benchmarks/vpu.py``). Data (``benchmarks/neural.py``'s MNIST setup,
+its loader and :func:`benchmarks.neural.case_control`; the folder is ``$PUJAX_DATA``, default
+``/work/shared/data``): U = ``--n-unlabeled`` random images of the 60,000 training images (``--full``: all of them),
+P = 1000 random even digits of the training images, copied into the training set (case-control), test = the 10,000
+test images, pixels / 255, no standardisation. Every method trains ``--seeds`` models at once (``n_seeds``, one
+vmapped program) on the same PU sample; the table gives the per-seed test accuracy (each seed's own decision rule).
 
-* VPU: ``VPUClassifier`` defaults except ``epochs`` (``--vpu-epochs``) and ``mixup_weight`` (``--mixup-weight``);
-  no prior is given.
-* nnPU: ``NNPUClassifier`` with the true prior (the even fraction of the U sample), Kiryo et al.'s settings as in
-  ``benchmarks/neural.py`` (sigmoid loss, Adam lr 1e-3, weight decay 5e-3, batch size 30000) and ``--nnpu-epochs``.
+* VPU: ``VPUClassifier`` (d-300-300-300-300-1 ReLU MLP without BatchNorm, Adam lr ``--vpu-lr`` with moments
+  0.5 / 0.99, batches of 500 P + 500 U rows, alpha 0.3, MixUp weight ``--mixup-weight``), no prior, run twice:
+  with ``validation_fraction=--validation-fraction`` (the network of the epoch with the lowest variational loss on
+  the held-out PU rows, the authors' model selection) and with ``validation_fraction=0`` (last epoch).
+* nnPU: ``NNPUClassifier(prior=<true prior>)`` defaults (Kiryo et al.: the same MLP with BatchNorm, sigmoid loss,
+  Adam lr 1e-3, weight decay 5e-3, batch size 30000) for ``--nnpu-epochs`` epochs.
 
-Both run with ``standardize=False`` (pixels / 255, as the papers). The table goes to ``benchmarks/results/vpu.md``.
+``--full`` is the full protocol: all 60,000 training images as U, 5 seeds, VPU 50 epochs with MixUp weight 0.3 and
+lr 3e-4 (the authors' FashionMNIST command: ``--lam 0.3 --learning-rate 3e-4``, 50 epochs, batch 500), nnPU 100
+epochs. ``--device gpu`` runs on the first GPU (``JAX_PLATFORMS`` is set before JAX is imported). ``--out PATH``
+writes the markdown report to PATH and the raw numbers to PATH with suffix ``.json``; without it the report is only
+printed.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import pathlib
 import sys
 import time
@@ -25,90 +35,138 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import RESULTS, header  # noqa: E402
-from benchmarks.neural import load_mnist  # noqa: E402
-
-MD_PATH = RESULTS / "vpu.md"
-
 # Chen et al. 2020, README of github.com/HC-Feynman/vpu (Tables 2 and 3 of the paper): test accuracy %.
 PAPER = {"FashionMNIST": ("92.7", "90.8"), "CIFAR-10": ("89.5", "85.6"), "STL-10": ("79.7", "78.3")}
+FULL = {"n_unlabeled": 60000, "seeds": 5, "vpu_epochs": 50, "nnpu_epochs": 100, "mixup_weight": 0.3,
+        "vpu_lr": 3e-4}
 
 
 def make_problem(seed, n_unlabeled, n_labeled=1000):
-    X, y, Xt, yt = load_mnist()
-    y, yt = (y % 2 == 0).astype(int), (yt % 2 == 0).astype(int)
+    """(X_pu, s, prior, X_test, y_test): P = ``n_labeled`` random even digits of the 60,000 training images, U =
+    ``n_unlabeled`` random training images (all 60,000: exactly ``benchmarks/neural.py``'s MNIST data)."""
+    from benchmarks.neural import case_control, load_mnist
+
+    X, y, Xt, yt = load_mnist()  # y: 1 = even digit
     rng = np.random.default_rng(seed)
-    u = rng.choice(len(X), n_unlabeled, replace=False)
-    pos = rng.choice(u[y[u] == 1], n_labeled, replace=False)
-    X_pu = np.concatenate([X[pos], X[u]]).astype(np.float32)
-    s = np.r_[np.ones(n_labeled, int), np.zeros(n_unlabeled, int)]
-    return X_pu, s, float(np.mean(y[u])), Xt.astype(np.float32), yt
+    X_pu, s, prior = case_control(rng, X, y, n_labeled)  # P, then U = every training image
+    if n_unlabeled < len(X):
+        u = np.sort(rng.choice(len(X), n_unlabeled, replace=False))
+        X_pu = np.concatenate([X_pu[:n_labeled], X[u]]).astype(np.float32)
+        s, prior = s[: n_labeled + n_unlabeled], float(np.mean(y[u] == 1))
+    return X_pu, s, prior, Xt.astype(np.float32), np.asarray(yt, int)
+
+
+def _per_seed(est, Xt, yt):
+    """Per-seed test accuracy % and ROC AUC % (each seed's own decision values)."""
+    from sklearn.metrics import roc_auc_score
+
+    d = est.seed_decision_function(Xt)
+    return [100.0 * float(np.mean((di > 0) == (yt == 1))) for di in d], [100.0 * roc_auc_score(yt, di) for di in d]
 
 
 def run(args):
-    from sklearn.metrics import roc_auc_score
-
     from pujax.neural import NNPUClassifier, VPUClassifier
 
+    X, s, prior, Xt, yt = make_problem(args.data_seed, args.n_unlabeled)
+    vpu = dict(epochs=args.vpu_epochs, mixup_weight=args.mixup_weight, learning_rate=args.vpu_lr,
+               n_seeds=args.seeds, standardize=False, random_state=args.data_seed)
+    models = {
+        f"VPU, model selection (validation_fraction={args.validation_fraction})":
+            VPUClassifier(validation_fraction=args.validation_fraction, **vpu),
+        "VPU, last epoch (validation_fraction=0)": VPUClassifier(validation_fraction=0.0, **vpu),
+        "nnPU (true prior)": NNPUClassifier(prior=prior, epochs=args.nnpu_epochs, n_seeds=args.seeds,
+                                            standardize=False, random_state=args.data_seed),
+    }
     rows = []
-    for seed in range(args.seeds):
-        X, s, prior, Xt, yt = make_problem(seed, args.n_unlabeled)
-        models = {
-            "VPU (no prior)": VPUClassifier(epochs=args.vpu_epochs, mixup_weight=args.mixup_weight,
-                                            standardize=False, random_state=seed),
-            "nnPU (true prior)": NNPUClassifier(prior=prior, epochs=args.nnpu_epochs, standardize=False,
-                                                random_state=seed),
-        }
-        for name, est in models.items():
-            t0 = time.perf_counter()
-            est.fit(X, s)
-            secs = time.perf_counter() - t0
-            acc = 100.0 * est.score(Xt, yt)
-            auc = 100.0 * roc_auc_score(yt, est.decision_function(Xt))
-            rows.append((name, seed, acc, auc, secs))
-            print(f"seed {seed} {name}: acc {acc:.2f} auc {auc:.2f} ({secs:.0f} s incl. compile)", flush=True)
-    return rows
+    for name, est in models.items():
+        t0 = time.perf_counter()
+        est.fit(X, s)
+        secs = time.perf_counter() - t0
+        acc, auc = _per_seed(est, Xt, yt)
+        row = {"method": name, "acc": acc, "auc": auc, "seconds": secs}
+        if getattr(est, "validation_loss_", None) is not None:
+            row["best_epoch"] = [int(e) for e in est.best_epoch_]
+            row["validation_loss"] = np.asarray(est.validation_loss_).round(4).tolist()
+        if hasattr(est, "history_") and "variational" in est.history_:
+            row["train_variational_last"] = [float(v) for v in est.history_["variational"][:, -1]]
+        rows.append(row)
+        print(f"{name}: acc {np.mean(acc):.2f} ± {np.std(acc, ddof=1) if len(acc) > 1 else 0:.2f}, "
+              f"auc {np.mean(auc):.2f} ({secs:.0f} s incl. compile)"
+              + (f", best epochs {row['best_epoch']}" if "best_epoch" in row else ""), flush=True)
+    return rows, {"n_train": int(len(X)), "n_labeled": int(s.sum()), "prior": prior}
 
 
-def render(rows, args) -> str:
-    out = [header("VPU vs nnPU on MNIST even / odd (reduced CPU budget)"), "",
-           f"- data: U = {args.n_unlabeled} random MNIST training images, P = 1000 random even digits of them, "
-           "test = the 10,000 test images, pixels / 255; d-300-300-300-300-1 MLP (BatchNorm, ReLU)",
-           f"- VPU: `VPUClassifier(epochs={args.vpu_epochs}, mixup_weight={args.mixup_weight})`, other defaults "
-           "(alpha 0.3, batch 500 P + 500 U rows, Adam lr 3e-4 with moments 0.5 / 0.99), no prior",
-           f"- nnPU: `NNPUClassifier(prior=<true prior>, epochs={args.nnpu_epochs})` (Kiryo et al.'s settings: "
-           "sigmoid loss, Adam lr 1e-3, weight decay 5e-3, batch size 30000)",
-           "- budget: reduced to fit in about 10 minutes on a loaded 2-core machine; the papers train far longer "
-           "(VPU: 50 epochs of 30 iterations, model selected on a validation KL; nnPU: 100-200 full epochs)", "",
-           "| method | seeds | test accuracy % (mean ± sd) | test ROC AUC % | fit seconds (incl. compile) |",
+def render(rows, info, args, head) -> str:
+    out = [head, "",
+           f"- data: U = {args.n_unlabeled} MNIST training images, P = {info['n_labeled']} random even training "
+           f"digits ({info['n_train']} training rows, true prior {info['prior']:.4f}), test = the 10,000 test "
+           "images, pixels / 255; PU sample seed " + str(args.data_seed),
+           f"- VPU: `VPUClassifier(epochs={args.vpu_epochs}, mixup_weight={args.mixup_weight}, "
+           f"learning_rate={args.vpu_lr}, n_seeds={args.seeds})`, other defaults (d-300-300-300-300-1 MLP without "
+           "BatchNorm, alpha 0.3, batch 500 P + 500 U rows, Adam moments 0.5 / 0.99), no prior",
+           f"- nnPU: `NNPUClassifier(prior=<true prior>, epochs={args.nnpu_epochs}, n_seeds={args.seeds})` "
+           "(MLP with BatchNorm, sigmoid loss, Adam lr 1e-3, weight decay 5e-3, batch size 30000)", "",
+           "| method | seeds | test accuracy % (mean ± sd) | test ROC AUC % | fit seconds (all seeds, incl. compile) |",
            "| --- | --- | --- | --- | --- |"]
-    for name in dict.fromkeys(r[0] for r in rows):
-        acc = np.array([r[2] for r in rows if r[0] == name])
-        auc = np.array([r[3] for r in rows if r[0] == name])
-        secs = np.array([r[4] for r in rows if r[0] == name])
+    for r in rows:
+        acc = np.asarray(r["acc"])
         sd = f" ± {acc.std(ddof=1):.2f}" if len(acc) > 1 else ""
-        out.append(f"| {name} | {len(acc)} | {acc.mean():.2f}{sd} | {auc.mean():.2f} | {secs.mean():.0f} |")
-    out += ["", "Per seed: " + "; ".join(f"{r[0]} seed {r[1]}: {r[2]:.2f}" for r in rows), "",
-            "The paper's numbers (Chen et al. 2020, as listed in the authors' README; no MNIST run there), test "
-            "accuracy %: " + "; ".join(f"{k}: VPU {v[0]}, nnPU {v[1]}" for k, v in PAPER.items()) + ". "
-            "nnPU on full MNIST even / odd: 93.08 ± 0.46 in the PU ET paper's reproduction "
-            "(`benchmarks/results/neural.md`).", ""]
+        out.append(f"| {r['method']} | {len(acc)} | {acc.mean():.2f}{sd} | {np.mean(r['auc']):.2f} | "
+                   f"{r['seconds']:.0f} |")
+    out.append("")
+    for r in rows:
+        extra = f"; selected epochs (0-based) {r['best_epoch']}" if "best_epoch" in r else ""
+        out.append(f"- {r['method']}: per seed " + ", ".join(f"{a:.2f}" for a in r["acc"]) + extra)
+    out += ["", "The paper's numbers (Chen et al. 2020, the authors' README; no MNIST run there), test accuracy %: "
+            + "; ".join(f"{k}: VPU {v[0]}, nnPU {v[1]}" for k, v in PAPER.items()) + ".", ""]
     return "\n".join(out)
+
+
+def _select_device(device):
+    """Set ``JAX_PLATFORMS`` before JAX is imported (``gpu`` also fails early when JAX finds no GPU)."""
+    if device is None:
+        return
+    if "jax" in sys.modules:
+        raise SystemExit("--device must be chosen before JAX is imported.")
+    os.environ["JAX_PLATFORMS"] = {"cpu": "cpu", "gpu": "cuda"}[device]
+    import jax
+
+    if device == "gpu" and jax.devices()[0].platform != "gpu":  # pragma: no cover - needs a GPU machine
+        raise SystemExit("--device gpu: JAX finds no GPU here (install jax[cuda12]).")
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--n-unlabeled", type=int, default=20000)
-    p.add_argument("--vpu-epochs", type=int, default=15)
-    p.add_argument("--nnpu-epochs", type=int, default=60)
-    p.add_argument("--mixup-weight", type=float, default=0.03)
-    p.add_argument("--seeds", type=int, default=1)
-    p.add_argument("--out", default=str(MD_PATH))
+    p.add_argument("--full", action="store_true", help="the full protocol: " + ", ".join(
+        f"{k.replace('_', '-')} {v}" for k, v in FULL.items()) + " (explicit flags win)")
+    p.add_argument("--device", choices=["cpu", "gpu"], default=None)
+    p.add_argument("--n-unlabeled", type=int, default=None, help="default 20000 (--full: 60000)")
+    p.add_argument("--vpu-epochs", type=int, default=None, help="default 15 (--full: 50)")
+    p.add_argument("--nnpu-epochs", type=int, default=None, help="default 60 (--full: 100)")
+    p.add_argument("--mixup-weight", type=float, default=None, help="default 0.03 (--full: 0.3)")
+    p.add_argument("--vpu-lr", type=float, default=None, help="default 3e-4")
+    p.add_argument("--validation-fraction", type=float, default=0.1)
+    p.add_argument("--seeds", type=int, default=None, help="default 1 (--full: 5)")
+    p.add_argument("--data-seed", type=int, default=0)
+    p.add_argument("--out", default=None, help="write the markdown here (and the numbers to its .json sibling)")
     args = p.parse_args(argv)
-    rows = run(args)
-    text = render(rows, args)
-    pathlib.Path(args.out).write_text(text)
+    base = FULL if args.full else {"n_unlabeled": 20000, "seeds": 1, "vpu_epochs": 15, "nnpu_epochs": 60,
+                                   "mixup_weight": 0.03, "vpu_lr": 3e-4}
+    for k, v in base.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
+    _select_device(args.device)
+    from benchmarks._common import header
+
+    title = "VPU vs nnPU on MNIST even / odd" + (" (full protocol)" if args.full else " (reduced budget)")
+    head = header(title)  # machine, command, date, load average: taken before the runs
+    rows, info = run(args)
+    text = render(rows, info, args, head)
     print(text)
+    if args.out:
+        path = pathlib.Path(args.out)
+        path.write_text(text)
+        path.with_suffix(".json").write_text(json.dumps({"args": vars(args), "info": info, "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":
