@@ -5,8 +5,8 @@ Loads breast cancer (scikit-learn) and mushroom (bundled UCI copy), builds the p
 classifier with default settings (except, to keep the demo short: RESVM 20 models, 2-HNC k = 10 and 101 lambdas),
 plus a naive baseline (unlabeled as negative) and the fully supervised oracle, and prints accuracy, F1, ROC-AUC and
 fit time on the test rows. RESVM gets the prior like the other methods (the threshold of its eq. 6 then makes the
-predicted positive share of the unlabeled rows equal the prior) and its positive weight is chosen as in its paper,
-by 3-fold CV of pu_score on the PU training data; no hyper-parameter is tuned on test labels.
+predicted positive share of the unlabeled rows equal the prior) and its penalty C and positive weight are chosen as
+in its paper, by 3-fold CV of pu_score on the PU training data; no hyper-parameter is tuned on test labels.
 Options: ``--datasets``, ``--seed``, ``--methods``.
 """
 from __future__ import annotations
@@ -59,8 +59,8 @@ def _methods(prior: float, seed: int, n: int):
         ("PU ET (Wilton+22)", "pu", lambda: PUExtraTreesClassifier(prior=prior, random_state=seed)),
         ("Ada-PU (Zhao+)", "pu", lambda: AdaPUClassifier(prior=prior, random_state=seed)),
         ("RESVM (Claesen+15)", "pu", lambda: _PUTunedSVM(
-            RESVMClassifier(n_estimators=20, prior=prior, random_state=seed), {"w_pos": [1.0, 4.0, 16.0]}, 3,
-            seed)),
+            RESVMClassifier(n_estimators=20, prior=prior, random_state=seed),
+            {"C": [0.1, 1.0], "w_pos": [1.0, 4.0, 16.0]}, 3, seed)),
         ("2-HNC (Hochbaum+)", "pu", lambda: TwoHNC(
             prior=prior, n_neighbors=10, lambdas=np.linspace(0.0, 0.5, 101), random_state=seed)),
     ]

@@ -388,3 +388,73 @@ def test_refit_in_the_same_size_bucket_compiles_nothing(pu_data):
     with count_compilations() as c:
         make().fit(Xtr[keep], s[keep]).predict(Xte[:140])
     assert c.count == 0, c
+
+
+# ---------------------------------------------------------------------------------------------------- prior threshold
+def test_duplicate_groups_and_grouped_in_bag_match_brute_force():
+    from pujax.svm.problems import Problems, duplicate_groups, in_bag
+
+    X = np.array([[0.0, 1.0], [2.0, 3.0], [0.0, 1.0], [5.0, 5.0], [2.0, 3.0], [0.0, 1.0]])
+    g = duplicate_groups(X)
+    for i in range(len(X)):
+        for j in range(len(X)):
+            assert (g[i] == g[j]) == bool(np.array_equal(X[i], X[j]))
+    idx = np.array([[0, 3, 3, 1], [4, 4, 5, 2]])
+    C = np.array([[1.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]])  # C = 0: padded slots (row 3 in model 0 stays out)
+    p = Problems(idx, np.ones_like(C), C)
+    ref = np.array([[any(np.array_equal(X[r], X[idx[b, k]]) for k in range(4) if C[b, k] > 0) for b in range(2)]
+                    for r in range(len(X))])
+    np.testing.assert_array_equal(in_bag(p, len(X), g), ref)
+    plain = np.array([[any(r == idx[b, k] for k in range(4) if C[b, k] > 0) for b in range(2)] for r in range(len(X))])
+    np.testing.assert_array_equal(in_bag(p, len(X)), plain)
+
+
+@pytest.mark.parametrize("max_rows", [None, 37])
+def test_prior_threshold_matches_numpy_rederivation(max_rows, monkeypatch):
+    """Case-control data (the labeled rows are copies of unlabeled ones): T of eq. 6 re-derived by brute force --
+    each unlabeled row scored (eq. 5) only by the base models that trained neither on it nor on an identical row,
+    T the midpoint between consecutive scores whose share of scores above it is closest to the prior."""
+    from pujax.svm import core
+    from pujax.svm.problems import draw_problems
+    from pujax.validation import as_key
+
+    if max_rows is not None:
+        monkeypatch.setattr(core, "THRESHOLD_ROWS", max_rows)
+    X, y = make_circle_data(4, 60, 60)
+    P = np.flatnonzero(y == 1)[:25]
+    Xpu, s = np.r_[X[P], X], np.r_[np.ones(25, int), np.zeros(len(X), int)]
+    prior = 0.5
+    est = RESVMClassifier(7, n_pos=12, max_samples=40, C=1.0, prior=prior, random_state=5).fit(Xpu, s)
+    key = as_key(5)
+    problems = draw_problems(key, s, est.ensemble_spec(25, len(X)))
+    U = np.flatnonzero(s == 0)
+    if max_rows is not None:
+        U = core.threshold_rows(key, s, max_rows)
+        assert U.size == max_rows and np.all(s[U] == 0) and np.all(np.diff(U) > 0)
+    psi = est.base_decision_function(Xpu[U])
+    scores = []
+    for r, row in enumerate(U):
+        keep = [b for b in range(7) if not any(np.array_equal(Xpu[row], Xpu[i])
+                                               for i, c in zip(problems.idx[b], problems.C[b]) if c > 0)]
+        keep = keep or list(range(7))
+        votes = np.mean([psi[r, b] > 0 for b in keep])
+        total = psi[r, keep].sum() * 7 / len(keep)
+        scores.append(total if votes == 0 else 1 + total if votes == 1 else votes)
+    scores = np.array(scores)
+    levels = np.unique(scores)
+    cands = np.r_[levels[0] - 1.0, (levels[:-1] + levels[1:]) / 2, levels[-1] + 1.0]
+    shares = np.array([np.mean(scores > t) for t in cands])
+    T_ref = cands[np.argmin(np.abs(shares - prior))]
+    assert est.threshold_ == pytest.approx(T_ref, rel=1e-4, abs=1e-4)
+    assert abs(np.mean(scores > est.threshold_) - prior) <= np.min(np.abs(shares - prior)) + 1e-12
+
+
+def test_auto_resample_sizes():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 3))
+    s = np.r_[np.ones(300, int), np.zeros(700, int)]
+    est = RESVMClassifier(2, random_state=0).fit(X, s)
+    assert (est.n_pos_, est.n_unl_) == (250, 500)
+    small = RESVMClassifier(2, random_state=0).fit(X[250:], s[250:])
+    assert (small.n_pos_, small.n_unl_) == (50, 500)
+    assert BaggingSVMClassifier(2, random_state=0).fit(X[:600], s[:600]).n_unl_ == 300

@@ -12,7 +12,9 @@ Scores. A base model's decision value is ``psi_k(x) = sum_i alpha_ki y_ki K(x_i,
 features. An ensemble scores ``x`` by ``d(x)`` of eq. 5 (the vote fraction ``v(x)`` of eq. 4, extended by the
 summed decision values when the vote is unanimous) and predicts positive where ``d(x) > T`` (eq. 6). ``T = 0.5``
 is the majority vote; given the class prior, ``T`` is chosen so that the predicted positive share of the training
-unlabeled rows equals the prior, each row scored out of bag (:func:`prior_threshold`). ``svm_decision`` returns
+unlabeled rows equals the prior, each row scored out of bag (by the base models that trained neither on it nor on
+an identical row, such as its labeled copy in case-control data; :func:`prior_threshold`; at most
+:data:`THRESHOLD_ROWS` random unlabeled rows, :func:`threshold_rows`). ``svm_decision`` returns
 ``d(x) - T`` (a single SVM: ``psi(x)``).
 
 Standardization. ``X`` is centred and scaled per feature in float64 inside the fit (statistics stored in the model
@@ -32,9 +34,18 @@ from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
 from pujax.persistence import register_model
 from pujax.svm.kernels import KERNELS, kernel_block, resolve_gamma, standardize, standardize_stats
-from pujax.svm.problems import EnsembleSpec, Problems, bagging_svm_spec, cwsvm_spec, draw_problems, in_bag, resvm_spec
+from pujax.svm.problems import (
+    EnsembleSpec,
+    Problems,
+    bagging_svm_spec,
+    cwsvm_spec,
+    draw_problems,
+    duplicate_groups,
+    in_bag,
+    resvm_spec,
+)
 from pujax.svm.solver import solve_svm
-from pujax.validation import check_in, check_int, check_prior
+from pujax.validation import check_in, check_int, check_prior, host_seed
 
 if TYPE_CHECKING:
     from typing import Any
@@ -45,10 +56,13 @@ if TYPE_CHECKING:
 
 __all__ = ["SVMModel", "SolveResult", "vote_fraction", "ensemble_decision", "solve_problems", "svm_fit",
            "resvm_fit", "bagging_svm_fit", "cwsvm_fit", "svm_base_decision", "svm_decision", "svm_proba",
-           "ensemble_scores", "prior_threshold", "make_model"]
+           "ensemble_scores", "prior_threshold", "threshold_rows", "make_model", "THRESHOLD_ROWS"]
 
 _KERNEL_BUDGET = 1 << 25  # floats of per-problem kernel matrices per device at once (128 MB in float32)
 _PREDICT_BUDGET = 1 << 24  # floats of one predict block K(X_chunk, SV)
+THRESHOLD_ROWS = 4096
+"""At most this many unlabeled rows, drawn at random, set the prior threshold (:func:`threshold_rows`); the share
+of a sample of 4096 rows above a threshold is within about 0.008 (one standard error) of the share of all rows."""
 
 
 class SVMModel(NamedTuple):
@@ -237,11 +251,23 @@ def svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, spec: EnsembleSpec, *, k
     model = make_model(Xs, problems, sol, stats, kernel=kernel, gamma=g, coef0=coef0, degree=degree,
                        threshold=0.5 if vote else 0.0, vote=vote)
     if vote and prior is not None:
-        U = np.flatnonzero(np.asarray(s) == 0)
+        U = threshold_rows(key, s, THRESHOLD_ROWS)
         psi = _psi(model, Xs[U])
-        T = prior_threshold(ensemble_scores(psi, ~in_bag(problems, len(s))[U]), check_prior(prior, allow_auto=False))
+        oob = ~in_bag(problems, len(s), duplicate_groups(Xs))[U]
+        T = prior_threshold(ensemble_scores(psi, oob), check_prior(prior, allow_auto=False))
         model = model._replace(threshold=np.asarray(T, np.float32))
     return model
+
+
+def threshold_rows(key: jax.Array, s: ArrayLike, max_rows: int = THRESHOLD_ROWS) -> np.ndarray:
+    """Unlabeled rows (indices into ``s``, increasing) whose out-of-bag scores set the prior threshold of eq. 6:
+    all of them when there are at most ``max_rows``, else ``max_rows`` drawn without replacement by a numpy
+    Generator seeded from ``key`` (a stream separate from the resamples)."""
+    U = np.flatnonzero(np.asarray(s) == 0)
+    if U.size <= max_rows:
+        return U
+    rng = np.random.default_rng([host_seed(key, method="mix"), 1])
+    return np.sort(rng.choice(U, size=int(max_rows), replace=False))
 
 
 def resvm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, *, n_estimators: int = 50, n_pos: int | str = "auto",

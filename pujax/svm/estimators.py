@@ -293,7 +293,7 @@ class BaggingSVMClassifier(_EnsembleSVM):
     n_estimators : int, default=50
         Number of base models.
     max_samples : "auto", None, int or float, default="auto"
-        Unlabeled rows drawn per base model: "auto" = ``min(|U|, 1000)``, None = ``|U|``, a float = that
+        Unlabeled rows drawn per base model: "auto" = ``min(|U|, 500)``, None = ``|U|``, a float = that
         fraction of ``|U|``.
     C : float, default=1.0
         Penalty of unlabeled rows.
@@ -313,9 +313,9 @@ class BaggingSVMClassifier(_EnsembleSVM):
         Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
     prior : None, "auto" or float in (0, 1), default=None
         None: majority vote (eq. 6 with T = 0.5). A prior (or "auto", estimated): T such that a share ``prior``
-        of the unlabeled rows, scored out of bag, is predicted positive.
+        of the unlabeled rows (at most 4096 drawn at random), scored out of bag, is predicted positive.
     random_state : None, int or numpy / JAX random state, default=None
-        Seeds the resamples.
+        Seeds the resamples (and the rows that set the prior threshold).
     verbose : bool, default=False
         Show a progress bar.
     n_models, n_unl : deprecated
@@ -395,9 +395,9 @@ class RESVMClassifier(_EnsembleSVM):
     n_estimators : int, default=50
         Number of base models.
     n_pos : "auto", None, int or float, default="auto"
-        Labeled rows drawn per base model: "auto" = ``min(|P|, 1000)``, None = ``|P|``, a float = that fraction.
+        Labeled rows drawn per base model: "auto" = ``min(|P|, 250)``, None = ``|P|``, a float = that fraction.
     max_samples : "auto", None, int or float, default="auto"
-        Unlabeled rows drawn per base model: "auto" = ``min(|U|, 1000)``, None = ``|U|``, a float = that fraction.
+        Unlabeled rows drawn per base model: "auto" = ``min(|U|, 500)``, None = ``|U|``, a float = that fraction.
     C : float, default=1.0
         Penalty of unlabeled rows ``C_U``.
     w_pos : float, default=1.0
@@ -418,10 +418,10 @@ class RESVMClassifier(_EnsembleSVM):
         Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
     prior : None, "auto" or float in (0, 1), default=None
         None: majority vote (eq. 6 with T = 0.5). A prior (or "auto", estimated with
-        :func:`pujax.prior.estimate_prior`): T such that a share ``prior`` of the unlabeled rows, each scored by
-        the base models that did not train on it, is predicted positive.
+        :func:`pujax.prior.estimate_prior`): T such that a share ``prior`` of the unlabeled rows (at most 4096
+        drawn at random), each scored by the base models that did not train on it, is predicted positive.
     random_state : None, int or numpy / JAX random state, default=None
-        Seeds the resamples.
+        Seeds the resamples (and the rows that set the prior threshold).
     verbose : bool, default=False
         Show a progress bar.
     n_models, n_unl : deprecated

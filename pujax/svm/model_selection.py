@@ -23,7 +23,7 @@ from pujax.progress import progress
 from pujax.svm.core import SolveResult, ensemble_scores, make_model, prior_threshold, solve_problems, svm_base_decision
 from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
 from pujax.svm.kernels import KERNELS, resolve_gamma, standardize, standardize_stats
-from pujax.svm.problems import Problems, draw_problems, in_bag
+from pujax.svm.problems import Problems, draw_problems, duplicate_groups, in_bag
 from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, device
     sol = solve_problems(X_all, allp, kernel=kernel, gamma=gammas, coef0=coef0, degree=degree, tol=tol,
                          max_iter=max_iter, devices=devices)
     ests, out, col = dict(members), [], 0
+    groups = np.concatenate([duplicate_groups(X) + f * N for f in range(len(folds))])  # identical rows, per fold
     identity = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
     for g_i, f, gamma, p in blocks:
         B = p.idx.shape[0]
@@ -101,7 +102,7 @@ def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, device
         model = make_model(X_all, p, part, identity, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree)
         tr, va = folds[f]
         psi = svm_base_decision(model, Xs_folds[f])
-        inbag = in_bag(p, len(X_all))[f * N:(f + 1) * N]
+        inbag = in_bag(p, len(X_all), groups)[f * N:(f + 1) * N]
         pred = _fold_predictions(ests[g_i], psi, inbag, tr, va, X, s, seed)
         out.append((g_i, f, float(pu_score(s[va], pred.astype(np.int64)))))
         col += B

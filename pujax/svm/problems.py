@@ -23,11 +23,14 @@ if TYPE_CHECKING:
     import jax
     from numpy.typing import ArrayLike
 
-__all__ = ["EnsembleSpec", "Problems", "AUTO_SAMPLES", "resample_size", "resvm_spec", "bagging_svm_spec",
-           "cwsvm_spec", "draw_problems", "in_bag"]
+__all__ = ["EnsembleSpec", "Problems", "AUTO_SAMPLES", "AUTO_POS", "resample_size", "resvm_spec", "bagging_svm_spec",
+           "cwsvm_spec", "draw_problems", "in_bag", "duplicate_groups"]
 
-AUTO_SAMPLES = 1000
-"""``"auto"`` resample size: ``min(|set|, AUTO_SAMPLES)`` rows per base model."""
+AUTO_SAMPLES = 500
+"""``"auto"`` resample size of U (``max_samples``): ``min(|U|, AUTO_SAMPLES)`` rows per base model."""
+
+AUTO_POS = 250
+"""``"auto"`` resample size of P (RESVM's ``n_pos``): ``min(|P|, AUTO_POS)`` rows per base model."""
 
 
 class EnsembleSpec(NamedTuple):
@@ -50,16 +53,16 @@ class Problems(NamedTuple):
     C: np.ndarray
 
 
-def resample_size(value, n_set: int, name: str) -> int:
+def resample_size(value, n_set: int, name: str, auto: int = AUTO_SAMPLES) -> int:
     """Rows drawn per base model from a set of ``n_set`` rows.
 
-    ``"auto"``: ``min(n_set, AUTO_SAMPLES)``; ``None``: ``n_set``; an int >= 1: itself; a float in (0, 1]: that
-    fraction of the set (at least 1 row).
+    ``"auto"``: ``min(n_set, auto)`` (default :data:`AUTO_SAMPLES`); ``None``: ``n_set``; an int >= 1: itself; a
+    float in (0, 1]: that fraction of the set (at least 1 row).
     """
     if isinstance(value, str):
         if value != "auto":
             raise ValueError(f'{name}={value!r} is not valid; pass "auto", None, an int >= 1 or a float in (0, 1].')
-        return max(1, min(int(n_set), AUTO_SAMPLES))
+        return max(1, min(int(n_set), int(auto)))
     if value is None:
         return int(n_set)
     if isinstance(value, (bool, np.bool_)):
@@ -81,7 +84,7 @@ def resvm_spec(n_P: int, n_U: int, *, n_estimators: int = 50, n_pos: int | None 
     """RESVM (Algorithm 1): ``n_pos`` rows of P and ``max_samples`` rows of U per base model, both drawn with
     replacement; ``C_U = C`` and ``C_P = C w_pos n_unl / n_pos`` (eq. 3)."""
     B = check_int(n_estimators, "n_estimators")
-    a = resample_size(n_pos, n_P, "n_pos")
+    a = resample_size(n_pos, n_P, "n_pos", auto=AUTO_POS)
     b = resample_size(max_samples, n_U, "max_samples")
     C = _positive(C, "C")
     return EnsembleSpec(B, a, b, C * _positive(w_pos, "w_pos") * b / a, C)
@@ -137,11 +140,29 @@ def draw_problems(key: jax.Array, s: ArrayLike, spec: EnsembleSpec, n_slots: int
     return Problems(idx, y, C)
 
 
-def in_bag(problems: Problems, n_rows: int) -> np.ndarray:
-    """Boolean (n_rows, n_estimators): row ``i`` is in base model ``b``'s training set (unmasked slots)."""
+def in_bag(problems: Problems, n_rows: int, groups: ArrayLike | None = None) -> np.ndarray:
+    """Boolean (n_rows, n_estimators): row ``i`` is in base model ``b``'s training set (unmasked slots).
+
+    ``groups`` (n_rows,) ints, e.g. :func:`duplicate_groups`: a row also counts as in the bag of every model that
+    trained on another row of its group (an unlabeled row identical to a resampled labeled row is not out of bag).
+    """
     B = problems.idx.shape[0]
     mask = np.zeros((n_rows, B), bool)
     live = problems.C > 0
     cols = np.broadcast_to(np.arange(B)[:, None], problems.idx.shape)
     mask[problems.idx[live], cols[live]] = True
-    return mask
+    if groups is None:
+        return mask
+    groups = np.asarray(groups)
+    by_group = np.zeros((int(groups.max()) + 1 if groups.size else 0, B), bool)
+    np.logical_or.at(by_group, groups, mask)
+    return by_group[groups]
+
+
+def duplicate_groups(X: ArrayLike) -> np.ndarray:
+    """(n_rows,) group ids: equal for rows of ``X`` with identical features, distinct otherwise."""
+    X = np.ascontiguousarray(np.asarray(X))
+    if X.shape[0] == 0:
+        return np.zeros(0, np.int64)
+    _, inverse = np.unique(X.reshape(X.shape[0], -1), axis=0, return_inverse=True)
+    return inverse.reshape(-1)
