@@ -265,3 +265,36 @@ def test_estimator_exposes_the_selection_and_held_out_rows_are_not_trained_on(se
         last = VPUClassifier(validation_fraction=off, **kw).fit(X[keep], s[keep])
         assert last.validation_loss_ is None and list(last.best_epoch_) == [N_EPOCHS - 1] * len(keys)
         np.testing.assert_allclose(last.history_["loss"], hist["loss"], rtol=1e-5, atol=1e-6)
+
+
+def test_fixed_steps_per_epoch_draw_batches_from_fresh_shuffles():
+    from pujax.neural.vpu import _epoch_indices
+
+    for n_u, steps, b in ((50, 3, 10), (50, 4, 20)):  # one shuffle is enough / two shuffles are needed
+        idx_u, idx_p = _epoch_indices(jax.random.PRNGKey(1), 7, n_u, b, steps)
+        idx_u, idx_p = np.asarray(idx_u), np.asarray(idx_p)
+        assert idx_u.shape == idx_p.shape == (steps, b)
+        first = idx_u.ravel()[:n_u]  # the first shuffle: no row twice, every row once when it is used up
+        assert len(np.unique(first)) == len(first)
+        if steps * b >= n_u:
+            np.testing.assert_array_equal(np.sort(first), np.arange(n_u))
+        counts = np.bincount(idx_p.ravel(), minlength=7)
+        assert counts.max() - counts.min() <= 1  # P cycles through its shuffle
+    assert n_steps_per_epoch(50, 20, 4) == 4 and n_steps_per_epoch(50, 20) == 3
+
+
+def test_lr_halving_halves_the_later_steps():
+    """One step per epoch, halving after every epoch: the second step is half the constant-step-size run's second
+    step (Adam's moments do not depend on the step size, and both runs are at the same point after step one)."""
+    X, s, _, _ = _toy(np.random.default_rng(4), n_labeled=20, n_unlabeled=60)
+    X = X.astype(np.float32)
+    kw = dict(LIN, steps_per_epoch=1)
+
+    def weights(**extra):
+        model, _ = vpu_fit_many(1, X, s, **{**kw, **extra})
+        return np.asarray(model.variables["params"]["out"]["kernel"])[0, :, 0]
+
+    p1 = weights(epochs=1)
+    full, half = weights(epochs=2), weights(epochs=2, lr_halving_epochs=1)
+    assert not np.allclose(full, p1)
+    np.testing.assert_allclose(half - p1, 0.5 * (full - p1), rtol=1e-4, atol=1e-7)

@@ -345,6 +345,11 @@ class VPUClassifier(_NeuralPUBase):
         batches); as many positives are drawn, cycling through shuffles of P.
     learning_rate : float, default=3e-4
         Adam step size (moments 0.5, 0.99 as the authors' code).
+    steps_per_epoch : int or None, default=None
+        Minibatches per epoch, drawn from a fresh shuffle of U (the authors: 30); None: one pass over U. The
+        held-out loss is checked after every epoch.
+    lr_halving_epochs : int or None, default=None
+        Halve the step size after every that many epochs (the authors: 20); None: constant.
     validation_fraction : float in [0, 1) or None, default=0.1
         Share of the labeled positives and of the unlabeled rows held out (stratified by ``y``, drawn from
         ``random_state``; at least one row of each class) and not trained on. After every epoch the variational loss
@@ -417,14 +422,16 @@ class VPUClassifier(_NeuralPUBase):
     }
 
     def __init__(self, model="mlp", *, alpha=0.3, mixup_weight=0.03, epochs=50, batch_size=500, learning_rate=3e-4,
-                 validation_fraction=0.1, standardize=True, n_seeds=1, model_kwargs=None, random_state=None,
-                 verbose=False, devices=None):
+                 steps_per_epoch=None, lr_halving_epochs=None, validation_fraction=0.1, standardize=True, n_seeds=1,
+                 model_kwargs=None, random_state=None, verbose=False, devices=None):
         self.model = model
         self.alpha = alpha
         self.mixup_weight = mixup_weight
         self.epochs = epochs
         self.batch_size = batch_size
         self.learning_rate = learning_rate
+        self.steps_per_epoch = steps_per_epoch
+        self.lr_halving_epochs = lr_halving_epochs
         self.validation_fraction = validation_fraction
         self.standardize = standardize
         self.n_seeds = n_seeds
@@ -439,7 +446,8 @@ class VPUClassifier(_NeuralPUBase):
             model_kwargs = {"batch_norm": False, **(model_kwargs or {})}
         return make_vpu_config(model=self.model, alpha=self.alpha, mixup_weight=self.mixup_weight,
                                batch_size=self.batch_size, learning_rate=self.learning_rate,
-                               model_kwargs=model_kwargs, n_features=n_features)
+                               model_kwargs=model_kwargs, n_features=n_features,
+                               steps_per_epoch=self.steps_per_epoch, lr_halving_epochs=self.lr_halving_epochs)
 
     def _check_params(self):
         """Validate the hyper-parameters (no data needed); return ``(epochs, n_seeds)``."""
@@ -458,7 +466,8 @@ class VPUClassifier(_NeuralPUBase):
         key = as_key(self.random_state)
         data = _vpu_prepare(self._fit_standardization(X), s, self.validation_fraction, key)
         keys = jax.random.split(key, n_seeds)
-        gammas = mixup_gammas(keys, cfg.alpha, epochs, n_steps_per_epoch(len(data[2]), cfg.batch_size))
+        gammas = mixup_gammas(keys, cfg.alpha, epochs,
+                              n_steps_per_epoch(len(data[2]), cfg.batch_size, cfg.steps_per_epoch))
         if self.verbose:
             model, hist = self._fit_epoch_by_epoch(cfg, keys, gammas, data)
         else:

@@ -14,8 +14,11 @@ host from the run's key, :func:`mixup_gammas`).
 :math:`\log\tilde y` is ``logaddexp(log gamma, log(1 - gamma) + log_phi_u)``, finite for :math:`\gamma \in [0, 1]`.
 
 Minibatches. An epoch shuffles U and cuts it into ``k = ceil(n_u / batch_size)`` equal batches of ``b`` rows
-(:func:`pujax.neural.train.batch_layout`); each is paired with ``b`` labeled positives taken in order from a stream of
-shuffles of P (wrap-around, as the authors' cycling P loader). Optimiser: Adam with the authors' moments
+(:func:`pujax.neural.train.batch_layout`), or, with ``steps_per_epoch``, takes that many batches of ``batch_size``
+rows from a fresh shuffle of U (the authors' epochs of 30 iterations); each is paired with ``b`` labeled positives
+taken in order from a stream of shuffles of P (wrap-around, as the authors' cycling P loader). With
+``lr_halving_epochs = m`` the step size is halved after every ``m`` epochs (the authors: 20; their code also
+restarts Adam's moments then, which is not done here). Optimiser: Adam with the authors' moments
 ``b1 = 0.5, b2 = 0.99`` and a constant step size. Both forward passes of a step run the model in training mode
 (BatchNorm statistics are updated by the P ∪ U batch, then by the mixed batch).
 
@@ -26,9 +29,9 @@ positive iff :math:`\Phi(x) / \Phi_{max} > 1/2`; the decision value is
 
 Differences from the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``): U is the rows with ``s = 0`` (the
 estimators' case-control convention; their U loader holds every training image); an epoch is one pass over U
-instead of 30 iterations; no step decay of the learning rate; the MixUp target is held constant (their target keeps
-its gradient). :math:`\gamma` weights the positive side here and the unlabeled side there, the same distribution
-since Beta(α, α) is symmetric.
+unless ``steps_per_epoch`` is set, and the step-size halving is off by default; the MixUp target is held constant
+(their target keeps its gradient). :math:`\gamma` weights the positive side here and the unlabeled side there, the
+same distribution since Beta(α, α) is symmetric.
 
 Model selection (the authors' ``run_vpu``): with ``validation_fraction > 0`` a stratified share of the P rows and of
 the U rows is held out (:func:`validation_split`, drawn on the host from the run's key), the model trains on the
@@ -87,6 +90,8 @@ class VPUConfig:
     batch_size: int = 500
     learning_rate: float = 3e-4
     eval_chunk: int = 4096
+    steps_per_epoch: int | None = None
+    lr_halving_epochs: int | None = None
 
 
 class VPUModel(NamedTuple):
@@ -98,9 +103,11 @@ class VPUModel(NamedTuple):
 
 def make_vpu_config(model: str | nn.Module = "mlp", alpha: float = 0.3, mixup_weight: float = 0.03,
                     batch_size: int = 500, learning_rate: float = 3e-4, model_kwargs: dict | None = None,
-                    n_features: int | None = None, eval_chunk: int = 4096) -> VPUConfig:
+                    n_features: int | None = None, eval_chunk: int = 4096, steps_per_epoch: int | None = None,
+                    lr_halving_epochs: int | None = None) -> VPUConfig:
     """Validate the hyper-parameters (``alpha > 0``, ``mixup_weight >= 0``, ``learning_rate > 0``,
-    ``batch_size >= 1``) and return a :class:`VPUConfig`; ``model`` as :func:`pujax.neural.models.make_model`."""
+    ``batch_size >= 1``, ``steps_per_epoch`` and ``lr_halving_epochs`` None or >= 1) and return a
+    :class:`VPUConfig`; ``model`` as :func:`pujax.neural.models.make_model`."""
     alpha = _check_float(alpha, "alpha")
     if alpha <= 0:
         raise ValueError(f"alpha={alpha!r} must be > 0 (the Beta(alpha, alpha) law of the MixUp weight).")
@@ -113,7 +120,9 @@ def make_vpu_config(model: str | nn.Module = "mlp", alpha: float = 0.3, mixup_we
     module = make_model(model, n_features=n_features, **dict(model_kwargs or {}))
     return VPUConfig(module=module, alpha=alpha, mixup_weight=mixup_weight,
                      batch_size=check_int(batch_size, "batch_size"), learning_rate=learning_rate,
-                     eval_chunk=check_int(eval_chunk, "eval_chunk"))
+                     eval_chunk=check_int(eval_chunk, "eval_chunk"),
+                     steps_per_epoch=check_int(steps_per_epoch, "steps_per_epoch", allow_none=True),
+                     lr_halving_epochs=check_int(lr_halving_epochs, "lr_halving_epochs", allow_none=True))
 
 
 # ------------------------------------------------------------------------------------------------ objective
@@ -170,10 +179,11 @@ def _init(key, X, cfg: VPUConfig, validate: bool = False):
     k_init, k_train = jax.random.split(key)
     x0 = jnp.zeros((1,) + tuple(X.shape[1:]), X.dtype)
     variables = dict(cfg.module.init({"params": k_init, "dropout": k_init}, x0, **_train_kw(cfg, False)))
-    state = {"variables": variables, "opt_state": _optimizer(cfg).init(variables["params"]), "key": k_train}
+    state = {"variables": variables, "opt_state": _optimizer(cfg).init(variables["params"]), "key": k_train,
+             "epoch": jnp.zeros((), jnp.int32)}
     if validate:
         state.update(best_variables=variables, best_loss=jnp.asarray(jnp.inf, X.dtype),
-                     best_epoch=jnp.zeros((), jnp.int32), epoch=jnp.zeros((), jnp.int32))
+                     best_epoch=jnp.zeros((), jnp.int32))
     return state
 
 
@@ -182,10 +192,10 @@ def _train_kw(cfg, train):
 
 
 def vpu_train_step(cfg: VPUConfig, state: dict, xp: jax.Array, xu: jax.Array, gamma: float | jax.Array,
-                   key: jax.Array) -> tuple[dict, dict]:
+                   key: jax.Array, lr_scale: float | jax.Array | None = None) -> tuple[dict, dict]:
     """One Adam step on the VPU objective for a minibatch ``xp`` (positives) and ``xu`` (unlabeled) of the same
-    length, mixed with weight ``gamma`` on the positive side. Returns ``(new_state, aux)`` with
-    ``aux = {"loss", "variational", "mixup"}``."""
+    length, mixed with weight ``gamma`` on the positive side; ``lr_scale`` multiplies the step size. Returns
+    ``(new_state, aux)`` with ``aux = {"loss", "variational", "mixup"}``."""
     k_drop1, k_drop2 = jax.random.split(key)
     gamma = jnp.asarray(gamma, xp.dtype)
     x_mix = gamma * xp + (1.0 - gamma) * xu
@@ -202,25 +212,34 @@ def vpu_train_step(cfg: VPUConfig, state: dict, xp: jax.Array, xu: jax.Array, ga
 
     grads, (new, aux) = jax.grad(f, has_aux=True)(variables["params"])
     updates, opt_state = _optimizer(cfg).update(grads, state["opt_state"], variables["params"])
+    if lr_scale is not None:  # Adam's step is proportional to its step size
+        updates = jax.tree.map(lambda u: u * jnp.asarray(lr_scale, u.dtype), updates)
     params = optax.apply_updates(variables["params"], updates)
     return {"variables": {**variables, **new, "params": params}, "opt_state": opt_state, "key": state["key"]}, aux
 
 
-def _epoch_indices(key, n_p, n_u, batch_size):
-    """U indices ``(k, b)`` (one shuffled pass, padded from a second shuffle) and P indices ``(k, b)`` (a shuffle of
-    P, repeated cyclically as often as needed)."""
-    k, b, pad = batch_layout(n_u, batch_size)
+def _epoch_indices(key, n_p, n_u, batch_size, n_steps=None):
+    """U indices ``(k, b)`` (one shuffled pass, padded from a second shuffle; with ``n_steps``: the first
+    ``n_steps`` batches of ``batch_size`` rows of a fresh shuffle, continued by further shuffles when one is too
+    short) and P indices ``(k, b)`` (a shuffle of P, repeated cyclically as often as needed)."""
     k_u, k_fill, k_p = jax.random.split(key, 3)
-    idx_u = jax.random.permutation(k_u, n_u)
-    if pad:
-        idx_u = jnp.concatenate([idx_u, jax.random.permutation(k_fill, n_u)[:pad]])
+    if n_steps is None:
+        k, b, pad = batch_layout(n_u, batch_size)
+        idx_u = jax.random.permutation(k_u, n_u)
+        if pad:
+            idx_u = jnp.concatenate([idx_u, jax.random.permutation(k_fill, n_u)[:pad]])
+    else:
+        k, b = n_steps, batch_size
+        n_perm = -(-k * b // n_u)
+        perms = jax.vmap(lambda kk: jax.random.permutation(kk, n_u))(jax.random.split(k_u, n_perm))
+        idx_u = perms.reshape(-1)[: k * b]
     idx_p = jax.random.permutation(k_p, n_p)[jnp.arange(k * b) % n_p]
     return idx_u.reshape(k, b), idx_p.reshape(k, b)
 
 
-def n_steps_per_epoch(n_unlabeled: int, batch_size: int) -> int:
-    """Minibatches per epoch: ``ceil(n_unlabeled / batch_size)``."""
-    return batch_layout(n_unlabeled, batch_size)[0]
+def n_steps_per_epoch(n_unlabeled: int, batch_size: int, steps_per_epoch: int | None = None) -> int:
+    """Minibatches per epoch: ``steps_per_epoch``, or ``ceil(n_unlabeled / batch_size)`` (one pass over U)."""
+    return batch_layout(n_unlabeled, batch_size)[0] if steps_per_epoch is None else int(steps_per_epoch)
 
 
 def mixup_gammas(keys: jax.Array, alpha: float, n_epochs: int, n_steps: int) -> np.ndarray:
@@ -241,15 +260,14 @@ def validation_loss(cfg: VPUConfig, variables: dict, Xp_val: jax.Array, Xu_val: 
     return variational_loss(lp, jax.nn.log_sigmoid(predict_scores(cfg, variables, Xu_val)))
 
 
-def _select(cfg: VPUConfig, state, val):
-    """Score the epoch just trained on the held-out rows ``val = (Xp_val, Xu_val)``; keep it if its loss is the
+def _select(cfg: VPUConfig, state, val, e):
+    """Score epoch ``e``, just trained, on the held-out rows ``val = (Xp_val, Xu_val)``; keep it if its loss is the
     lowest so far (the first epoch always, so a NaN loss never leaves the selection empty)."""
     v = validation_loss(cfg, state["variables"], *val)
-    e = state["epoch"]
     better = (v < state["best_loss"]) | (e == 0)
     best = jax.tree.map(lambda a, b: jnp.where(better, a, b), state["variables"], state["best_variables"])
     return {**state, "best_variables": best, "best_loss": jnp.where(better, v, state["best_loss"]),
-            "best_epoch": jnp.where(better, e, state["best_epoch"]), "epoch": e + 1}, v
+            "best_epoch": jnp.where(better, e, state["best_epoch"])}, v
 
 
 def _run_epochs(cfg: VPUConfig, state, gammas, Xp, Xu, val=None):
@@ -259,19 +277,21 @@ def _run_epochs(cfg: VPUConfig, state, gammas, Xp, Xu, val=None):
 
     def epoch(state, gam):
         key, k_idx, k_step = jax.random.split(state["key"], 3)
-        idx_u, idx_p = _epoch_indices(k_idx, Xp.shape[0], Xu.shape[0], cfg.batch_size)
+        idx_u, idx_p = _epoch_indices(k_idx, Xp.shape[0], Xu.shape[0], cfg.batch_size, cfg.steps_per_epoch)
+        e = state["epoch"]
+        scale = None if cfg.lr_halving_epochs is None else 0.5 ** (e // cfg.lr_halving_epochs).astype(jnp.float32)
 
         def step(carry, inp):
             i, iu, ip, gamma = inp
             return vpu_train_step(cfg, carry, jnp.take(Xp, ip, axis=0), jnp.take(Xu, iu, axis=0), gamma,
-                                  jax.random.fold_in(k_step, i))
+                                  jax.random.fold_in(k_step, i), scale)
 
         train = {"variables": state["variables"], "opt_state": state["opt_state"], "key": key}
         train, aux = jax.lax.scan(step, train, (jnp.arange(idx_u.shape[0]), idx_u, idx_p, gam))
         state, hist = {**state, **train}, jax.tree.map(jnp.mean, aux)
         if val is not None:
-            state, hist["validation"] = _select(cfg, state, val)
-        return state, hist
+            state, hist["validation"] = _select(cfg, state, val, e)
+        return {**state, "epoch": e + 1}, hist
 
     return jax.lax.scan(epoch, state, gammas)
 
@@ -360,7 +380,8 @@ def _prepare(X, s, fraction, key):
 def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: str | nn.Module = "mlp",
                  alpha: float = 0.3, mixup_weight: float = 0.03, epochs: int = 50, batch_size: int = 500,
                  learning_rate: float = 3e-4, model_kwargs: dict | None = None, validation_fraction: float = 0.0,
-                 validation_key: KeyLike = None, devices: DevicesLike = None) -> tuple[VPUModel, dict]:
+                 validation_key: KeyLike = None, steps_per_epoch: int | None = None,
+                 lr_halving_epochs: int | None = None, devices: DevicesLike = None) -> tuple[VPUModel, dict]:
     """Train one VPU model per PRNG key as one ``vmap``-ped program; no class prior is used.
 
     Parameters
@@ -371,7 +392,8 @@ def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: st
         Training rows (P ∪ U), float32 (the estimator standardises them first).
     s : array of shape (n,)
         1 for labeled positives, 0 for unlabeled rows.
-    model, model_kwargs, alpha, mixup_weight, epochs, batch_size, learning_rate, validation_fraction
+    model, model_kwargs, alpha, mixup_weight, epochs, batch_size, learning_rate, validation_fraction, \
+steps_per_epoch, lr_halving_epochs
         See :class:`pujax.neural.VPUClassifier`.
     validation_key : int, generator, JAX key or None
         Seeds the held-out rows (:func:`validation_split`, shared by all seeds); None: the first of ``keys``.
@@ -392,9 +414,10 @@ def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: st
         raw = jax.random.key_data(keys) if jax.dtypes.issubdtype(keys.dtype, jax.dtypes.prng_key) else keys
         validation_key = np.asarray(raw, np.uint32)[0]
     data = _prepare(X, s, validation_fraction, validation_key)
-    cfg = make_vpu_config(model, alpha, mixup_weight, batch_size, learning_rate, model_kwargs, int(data[0].shape[1]))
+    cfg = make_vpu_config(model, alpha, mixup_weight, batch_size, learning_rate, model_kwargs, int(data[0].shape[1]),
+                          steps_per_epoch=steps_per_epoch, lr_halving_epochs=lr_halving_epochs)
     gammas = mixup_gammas(keys, cfg.alpha, check_int(epochs, "epochs"),
-                          n_steps_per_epoch(len(data[2]), cfg.batch_size))
+                          n_steps_per_epoch(len(data[2]), cfg.batch_size, cfg.steps_per_epoch))
     model_, hist = shard_seeds(_compiled("fit", cfg), (keys, gammas), data, devices)
     return VPUModel(*model_), hist
 
