@@ -532,6 +532,26 @@ def test_refit_in_the_same_bucket_and_any_predict_size_compile_nothing():
     assert c.count == 0
 
 
+def test_refit_on_other_data_with_a_similar_count_of_distinct_values_compiles_nothing():
+    """The rank-coded features pad their table of distinct values to a size bucket: a fit on a new data set whose
+    low-cardinality columns hold 200 instead of 210 distinct values reuses the compiled program."""
+    from pujax.compilation import bucket_size, count_compilations
+
+    assert bucket_size(200) == bucket_size(210)
+    rng = np.random.default_rng(2)
+
+    def data(k):
+        X = np.c_[rng.permutation(np.arange(300) % k), rng.integers(0, 5, 300), rng.normal(size=300)]
+        return X.astype(np.float32), (rng.random(300) < 0.3).astype(int)
+
+    X, s = data(210)
+    AdaPUClassifier(n_estimators=6, prior=0.4, learning_rate=0.5, random_state=0).fit(X, s)
+    X, s = data(200)
+    with count_compilations() as c:
+        AdaPUClassifier(n_estimators=6, prior=0.4, learning_rate=0.5, random_state=0).fit(X, s)
+    assert c.count == 0, c
+
+
 def test_default_fit_compiles_one_fitting_program():
     """learning_rate="auto": the (3 partitions x 2 folds) x 7 β selection fits and the 7 fits on all rows are one
     vmapped program (plus at most the key draw of the folds); host arrays are passed without conversion

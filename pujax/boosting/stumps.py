@@ -37,6 +37,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from pujax.compilation import bucket_size
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, DTypeLike
 
@@ -119,7 +121,8 @@ class CodedFeatures(NamedTuple):
 
     ``codes[g]`` (n, d_g): for the coded group (features with at most 255 distinct values), ``1 + rank`` of each
     value among its feature's distinct values as uint8; for the raw group, the float values themselves.
-    ``values[g]`` (d_g, M_g): the sorted distinct values of a coded group, padded with ``+inf`` (``None`` for the
+    ``values[g]`` (d_g, M_g): the sorted distinct values of a coded group, padded with ``+inf`` to
+    ``M_g = bucket_size(most distinct values)`` (:mod:`pujax.compilation`) (``None`` for the
     raw group).  ``index[g]`` (d_g,): the columns of ``X`` in group ``g``.
     """
 
@@ -145,7 +148,7 @@ def encode_features(X: ArrayLike) -> tuple[CodedFeatures, int]:
     high = np.flatnonzero(m > _MAX_CODED)
     groups_codes, groups_values, groups_index = [], [], []
     if low.size:
-        width = int(m[low].max())
+        width = bucket_size(int(m[low].max()))  # a size bucket: data sets with similar counts share a program
         vals = np.full((low.size, width), np.inf, dtype=X.dtype)
         codes = np.empty((low.size, n), np.uint8)
         for row, f in enumerate(low):
