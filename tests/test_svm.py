@@ -451,10 +451,10 @@ def test_prior_threshold_matches_numpy_rederivation(max_rows, monkeypatch):
 
 def test_auto_resample_sizes():
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(1000, 3))
-    s = np.r_[np.ones(300, int), np.zeros(700, int)]
+    X = rng.normal(size=(1400, 3))
+    s = np.r_[np.ones(300, int), np.zeros(1100, int)]
     est = RESVMClassifier(2, random_state=0).fit(X, s)
-    assert (est.n_pos_, est.n_unl_) == (250, 500)
-    small = RESVMClassifier(2, random_state=0).fit(X[250:], s[250:])
-    assert (small.n_pos_, small.n_unl_) == (50, 500)
+    assert (est.n_pos_, est.n_unl_) == (250, 1000)
+    small = RESVMClassifier(2, random_state=0).fit(X[250:900], s[250:900])
+    assert (small.n_pos_, small.n_unl_) == (50, 600)
     assert BaggingSVMClassifier(2, random_state=0).fit(X[:600], s[:600]).n_unl_ == 300

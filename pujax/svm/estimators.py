@@ -293,7 +293,7 @@ class BaggingSVMClassifier(_EnsembleSVM):
     n_estimators : int, default=50
         Number of base models.
     max_samples : "auto", None, int or float, default="auto"
-        Unlabeled rows drawn per base model: "auto" = ``min(|U|, 500)``, None = ``|U|``, a float = that
+        Unlabeled rows drawn per base model: "auto" = ``min(|U|, 1000)``, None = ``|U|``, a float = that
         fraction of ``|U|``.
     C : float, default=1.0
         Penalty of unlabeled rows.
@@ -397,7 +397,7 @@ class RESVMClassifier(_EnsembleSVM):
     n_pos : "auto", None, int or float, default="auto"
         Labeled rows drawn per base model: "auto" = ``min(|P|, 250)``, None = ``|P|``, a float = that fraction.
     max_samples : "auto", None, int or float, default="auto"
-        Unlabeled rows drawn per base model: "auto" = ``min(|U|, 500)``, None = ``|U|``, a float = that fraction.
+        Unlabeled rows drawn per base model: "auto" = ``min(|U|, 1000)``, None = ``|U|``, a float = that fraction.
     C : float, default=1.0
         Penalty of unlabeled rows ``C_U``.
     w_pos : float, default=1.0

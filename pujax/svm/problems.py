@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["EnsembleSpec", "Problems", "AUTO_SAMPLES", "AUTO_POS", "resample_size", "resvm_spec", "bagging_svm_spec",
            "cwsvm_spec", "draw_problems", "in_bag", "duplicate_groups"]
 
-AUTO_SAMPLES = 500
+AUTO_SAMPLES = 1000
 """``"auto"`` resample size of U (``max_samples``): ``min(|U|, AUTO_SAMPLES)`` rows per base model."""
 
 AUTO_POS = 250
