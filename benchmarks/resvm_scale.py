@@ -6,7 +6,7 @@ features, no scaling outside the estimator); case-control PU split with 30 % of 
 base models and ``n_pos = max_samples = size`` per run ("auto": the defaults of the pujax on the path). Every fit
 runs twice; the second (warm) time is reported. Appends a section to ``benchmarks/results/resvm_scale.md``.
 
-    python -m benchmarks.resvm_scale [--sizes auto 500 2000] [--label NAME]
+    python -m benchmarks.resvm_scale [--sizes auto 500 2000 n_pos=250,max_samples=1000,C=10.0] [--label NAME]
 """
 from __future__ import annotations
 
@@ -31,7 +31,10 @@ def run(sizes, data_dir):
     X_pu, s, prior = make_case_control(0, X[tr], y[tr], int(0.3 * y[tr].sum()))
     out = []
     for size in sizes:
-        kw = {} if size == "auto" else dict(n_pos=int(size), max_samples=int(size))
+        if "=" in size:  # "n_pos=250,max_samples=1000,C=10": any RESVMClassifier keywords (numbers)
+            kw = {k: float(v) if "." in v else int(v) for k, v in (kv.split("=") for kv in size.split(","))}
+        else:
+            kw = {} if size == "auto" else dict(n_pos=int(size), max_samples=int(size))
         for _ in range(2):
             est = RESVMClassifier(random_state=0, prior=prior, **kw)
             t = time.perf_counter()

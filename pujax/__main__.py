@@ -60,7 +60,7 @@ def _methods(prior: float, seed: int, n: int):
         ("Ada-PU (Zhao+)", "pu", lambda: AdaPUClassifier(prior=prior, random_state=seed)),
         ("RESVM (Claesen+15)", "pu", lambda: _PUTunedSVM(
             RESVMClassifier(n_estimators=20, prior=prior, random_state=seed),
-            {"C": [0.1, 1.0], "w_pos": [1.0, 4.0, 16.0]}, 3, seed)),
+            {"C": [0.1, 1.0], "w_pos": [1.0, 4.0]}, 3, seed)),
         ("2-HNC (Hochbaum+)", "pu", lambda: TwoHNC(
             prior=prior, n_neighbors=10, lambdas=np.linspace(0.0, 0.5, 101), random_state=seed)),
     ]
