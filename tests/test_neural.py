@@ -329,6 +329,44 @@ def test_epoch_deals_every_valid_row_once_round_robin():
         assert counts.max() - counts.min() <= 1  # minibatches of floor(n/k) or ceil(n/k) rows
 
 
+@pytest.mark.parametrize("size,n_valid,batch,epochs", [(64, 61, 30, 5), (40, 33, 100, 2)])
+def test_stream_batching_is_a_wrapping_row_stream(monkeypatch, size, n_valid, batch, epochs):
+    """``batching="stream"``: every update takes exactly min(batch, n) valid rows, the concatenated updates are
+    consecutive epochs that each hold every valid row once (a minibatch runs on into the next epoch), E epochs make
+    ceil(E n / b) updates and epoch e holds the updates whose first row lies in it (Chainer's SerialIterator)."""
+    import importlib
+
+    T = importlib.import_module("pujax.neural.train")
+    seen = []  # (epoch, rows of the update)
+    real_step = T.train_step
+
+    def record(epoch, rows, mask):
+        seen.append((int(epoch), np.asarray(rows)[np.asarray(mask)].astype(int)))
+
+    def recording_step(cfg, state, xb, sb, prior, rng=None, mask=None):
+        jax.debug.callback(record, state["epoch"], xb[:, 0], mask, ordered=True)
+        return real_step(cfg, state, xb, sb, prior, rng, mask)
+
+    monkeypatch.setattr(T, "train_step", recording_step)
+    X = np.zeros((size, 2), np.float32)
+    X[:, 0] = np.arange(size)
+    X[n_valid:, 0] = -1  # padding rows must never be drawn
+    s = (np.arange(size) % 3 == 0).astype(np.int32)
+    cfg = make_config(model="linear", batch_size=batch, batching="stream", n_features=2)
+    state = T.init_state(jax.random.PRNGKey(1), X, cfg)
+    state, hist = jax.jit(lambda st: T.run_epochs(cfg, st, X, s, 0.4, epochs, n_valid=jnp.int32(n_valid)))(state)
+    jax.effects_barrier()
+    b = min(batch, n_valid)
+    assert len(seen) == -(-epochs * n_valid // b)
+    assert all(len(rows) == b for _, rows in seen)
+    stream = np.concatenate([rows for _, rows in seen])
+    for e in range(epochs):
+        np.testing.assert_array_equal(np.sort(stream[e * n_valid:(e + 1) * n_valid]), np.arange(n_valid))
+    first_rows = np.arange(len(seen)) * b
+    np.testing.assert_array_equal([e for e, _ in seen], first_rows // n_valid)
+    assert int(state["epoch"]) == epochs and hist["risk"].shape == (epochs,)
+
+
 def test_padded_rows_do_not_change_training(problem):
     """Full-batch training on X padded with garbage rows (masked: zero weight in the risk, out of BatchNorm's
     statistics) equals training on X alone; the epoch order does not matter with one minibatch."""

@@ -33,6 +33,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from pujax.linalg import HIGHEST, matmul
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -94,7 +96,7 @@ def kmeans_plusplus(key, X, n_clusters, n_local_trials=None):
     key, sub = jax.random.split(key)
     first = jax.random.randint(sub, (), 0, n)
     centers = jnp.zeros((n_clusters, X.shape[1]), X.dtype).at[0].set(X[first])
-    closest = jnp.maximum(x_sq - 2.0 * (X[first] @ XT) + x_sq[first], 0.0)
+    closest = jnp.maximum(x_sq - 2.0 * matmul(X[first], XT) + x_sq[first], 0.0)
 
     def body(c, carry):
         centers, closest, key = carry
@@ -104,7 +106,7 @@ def kmeans_plusplus(key, X, n_clusters, n_local_trials=None):
         r = jax.random.uniform(sub, (n_local_trials,), X.dtype) * pot
         cand = jnp.clip(jnp.searchsorted(cum, r), 0, n - 1)
         cx = X[cand]  # (trials, p)
-        d_cand = jnp.maximum(x_sq[None, :] - 2.0 * (cx @ XT) + x_sq[cand][:, None], 0.0)
+        d_cand = jnp.maximum(x_sq[None, :] - 2.0 * matmul(cx, XT) + x_sq[cand][:, None], 0.0)
         d_new = jnp.minimum(closest[None, :], d_cand)
         best = jnp.argmin(jnp.sum(d_new, axis=1))
         centers = centers.at[c].set(cx[best])
@@ -142,7 +144,7 @@ def kmeans(key: jax.Array, X: ArrayLike, valid: ArrayLike, n_clusters: int, max_
     ones = jnp.ones((n,), dtype)
 
     def assign(C):  # argmin_k ||x - c_k||^2 = argmin_k (||c_k||^2 - 2 c_k . x)
-        dist = jnp.sum(C * C, axis=1)[:, None] - 2.0 * (C @ XT)  # (k, n)
+        dist = jnp.sum(C * C, axis=1)[:, None] - 2.0 * matmul(C, XT)  # (k, n)
         return _first_argmin_rows(dist, n_clusters)
 
     def cond(state):
@@ -198,7 +200,7 @@ def _lower_triangular_inverse(L):
 
     def body(i, inv):
         li = jnp.where(cols < i, L[:, i, :], 0.0)  # (k, p): strictly-lower part of row i
-        row = (eye[i][None, :] - jnp.einsum("kj,kjc->kc", li, inv)) / L[:, i, i][:, None]
+        row = (eye[i][None, :] - jnp.einsum("kj,kjc->kc", li, inv, precision=HIGHEST)) / L[:, i, i][:, None]
         return inv.at[:, i, :].set(row)
 
     return lax.fori_loop(0, p, body, jnp.zeros_like(L))
@@ -213,7 +215,7 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
     if covariance_type == "full":
         a, b = np.triu_indices(p)
         q = a.shape[0]
-        sums = resp_t @ D  # weighted sums of [x_a x_b, x, 1]: one matmul
+        sums = matmul(resp_t, D)  # weighted sums of [x_a x_b, x, 1]: one matmul
         nk = sums[:, q + p] + 10.0 * _eps(dtype)
         means = sums[:, q:q + p] / nk[:, None]
         second = jnp.zeros((resp_t.shape[0], p, p), dtype).at[:, a, b].set(sums[:, :q] / nk[:, None])
@@ -225,7 +227,7 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
         chol = jnp.linalg.cholesky(cov)  # lower, cov = L L^T
         prec = jnp.swapaxes(_lower_triangular_inverse(chol), 1, 2)  # upper-triangular P = L^{-T}, P P^T = cov^{-1}
     elif covariance_type in ("diag", "spherical"):
-        sums = resp_t @ D  # weighted sums of [x^2, x, 1]: one matmul
+        sums = matmul(resp_t, D)  # weighted sums of [x^2, x, 1]: one matmul
         nk = sums[:, 2 * p] + 10.0 * _eps(dtype)
         means = sums[:, p:2 * p] / nk[:, None]
         var_d = jnp.maximum(sums[:, :p] / nk[:, None] - means * means, 0.0)
@@ -250,13 +252,13 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
     if covariance_type == "full":
         p = valid.shape[0]
         a, b = np.triu_indices(p)
-        lam = jnp.einsum("kij,klj->kil", prec, prec)  # precision matrices P P^T
+        lam = jnp.einsum("kij,klj->kil", prec, prec, precision=HIGHEST)  # precision matrices P P^T
         coef = lam[:, a, b] * jnp.where(a == b, 1.0, 2.0).astype(dtype)  # x^T Lam x = sum_{a<=b} coef_ab x_a x_b
-        lam_mu = jnp.einsum("kde,ke->kd", lam, means)
+        lam_mu = jnp.einsum("kde,ke->kd", lam, means, precision=HIGHEST)
         log_det = jnp.sum(jnp.log(jnp.diagonal(prec, axis1=1, axis2=2)), axis=1)
         const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * lam_mu, axis=1))
         W = jnp.concatenate([-0.5 * coef, lam_mu, const[:, None]], axis=1)  # (k, p(p+1)/2 + p + 1)
-        return W @ DT
+        return matmul(W, DT)
     if covariance_type == "spherical":
         prec_d = prec[:, None] * valid[None, :]
         log_det = 0.5 * n_valid * jnp.log(prec)
@@ -266,7 +268,7 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
     # -1/2 sum_j (x_j - mu_j)^2 p_j + const_k = [-p/2, mu p, const_k - 1/2 sum_j mu_j^2 p_j] . [x^2, x, 1]
     const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * means * prec_d, axis=1))
     W = jnp.concatenate([-0.5 * prec_d, means * prec_d, const[:, None]], axis=1)  # (k, 2p + 1)
-    return W @ DT
+    return matmul(W, DT)
 
 
 def _e_step_t(data, valid, params, covariance_type):

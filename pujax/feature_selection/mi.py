@@ -20,6 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.linalg import matmul
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
@@ -67,7 +69,7 @@ def semi_jmi_score(mask: ArrayLike, M: ArrayLike) -> jax.Array:
     """I(phi) for a 0/1 ``mask``: sum of M_ij over selected pairs i < j (M_ii if a single feature is selected)."""
     mask = jnp.asarray(mask).astype(M.dtype)
     diag = jnp.diagonal(M)
-    pair = 0.5 * (mask @ M @ mask - jnp.sum(mask * diag))
+    pair = 0.5 * (matmul(matmul(mask, M), mask) - jnp.sum(mask * diag))
     single = jnp.sum(mask * diag)
     return jnp.where(jnp.sum(mask) >= 2, pair, single)
 

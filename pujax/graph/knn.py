@@ -24,6 +24,7 @@ from jax.sharding import PartitionSpec
 
 from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
+from pujax.linalg import squared_distances
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -39,8 +40,7 @@ _TILE_ELEMENTS = 1 << 24  # distance entries per tile (64 MiB of float32)
 def _knn_tile(Q, q_index, X, sq_norms, k):
     """k nearest rows of ``X`` (excluding the query's own index) for each row of the tile ``Q``; columns with
     ``sq_norms = inf`` (padding) are never chosen."""
-    d2 = jnp.sum(Q * Q, axis=1)[:, None] + sq_norms[None, :] - 2.0 * (Q @ X.T)
-    d2 = jnp.maximum(d2, 0.0)
+    d2 = squared_distances(Q, X, sq_b=sq_norms)
     cols = jnp.arange(X.shape[0])
     d2 = jnp.where(cols[None, :] == q_index[:, None], jnp.inf, d2)
     neg, idx = jax.lax.top_k(-d2, k)

@@ -13,11 +13,11 @@ from pujax.compilation import rows_in_bucket
 from pujax.neural.train import (
     RISKS,
     _get_compiled,
-    batch_layout,
     make_config,
     pad_for_training,
     run_seeds,
     shard_seeds,
+    static_batches,
 )
 from pujax.neural.vpu import _compiled as _vpu_compiled
 from pujax.neural.vpu import _prepare as _vpu_prepare
@@ -116,7 +116,11 @@ class NNPUClassifier(_NeuralPUBase):
     epochs : int, default=100
         Passes over the data.
     batch_size : int, default=30000
-        Minibatch size (each shuffled epoch is cut into ``ceil(n / batch_size)`` equal batches).
+        Minibatch size.
+    batching : {"epoch", "stream"}, default="epoch"
+        ``"epoch"``: each shuffled epoch is cut into ``ceil(n / batch_size)`` equal minibatches; ``"stream"``:
+        minibatches of exactly ``min(batch_size, n)`` rows drawn from a stream of shuffled epochs that wraps around
+        the epochs' ends (Kiryo et al.'s code); see :mod:`pujax.neural.train`.
     learning_rate : float, default=1e-3
         Adam step size.
     weight_decay : float, default=5e-3
@@ -193,8 +197,9 @@ class NNPUClassifier(_NeuralPUBase):
     }
 
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
-                 batch_size=30000, learning_rate=1e-3, weight_decay=5e-3, prior="auto", standardize=True,
-                 n_seeds=1, model_kwargs=None, callback=None, random_state=None, verbose=False, devices=None):
+                 batch_size=30000, batching="epoch", learning_rate=1e-3, weight_decay=5e-3, prior="auto",
+                 standardize=True, n_seeds=1, model_kwargs=None, callback=None, random_state=None, verbose=False,
+                 devices=None):
         self.model = model
         self.risk = risk
         self.loss = loss
@@ -202,6 +207,7 @@ class NNPUClassifier(_NeuralPUBase):
         self.gamma = gamma
         self.epochs = epochs
         self.batch_size = batch_size
+        self.batching = batching
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.prior = prior
@@ -218,7 +224,8 @@ class NNPUClassifier(_NeuralPUBase):
     def _config(self, n_features):
         return make_config(model=self.model, risk=self.risk, loss=self.loss, beta=self.beta, gamma=self.gamma,
                            batch_size=self.batch_size, learning_rate=self.learning_rate,
-                           weight_decay=self.weight_decay, model_kwargs=self.model_kwargs, n_features=n_features)
+                           weight_decay=self.weight_decay, model_kwargs=self.model_kwargs, n_features=n_features,
+                           batching=self.batching)
 
     def _set_state(self, state, hist_list):
         self.variables_ = _to_numpy_tree(state["variables"])
@@ -269,7 +276,7 @@ class NNPUClassifier(_NeuralPUBase):
         Xj, sj, n_valid = pad_for_training(cfg, X, s)
         Xj, sj = jax.device_put(Xj), jax.device_put(sj)
         init = _get_compiled("init_many", cfg, 0)
-        one_epoch = _get_compiled("epochs_many", cfg, 1, batch_layout(n_valid, cfg.batch_size)[0])
+        one_epoch = _get_compiled("epochs_many", cfg, 1, static_batches(cfg, n_valid))
         state = init(keys, Xj)
         hists = []
         with progress(epochs, desc=f"{type(self).__name__} ({self.risk})", verbose=self.verbose) as bar:

@@ -17,12 +17,16 @@ batch size 30000 (the default of the authors' code).
 Minibatches. An epoch shuffles the ``n`` rows of P ∪ U and deals them round-robin into ``k = ceil(n / batch_size)``
 minibatches of ``b`` slots each (static shapes): every row is seen once per epoch, every minibatch holds
 ``floor(n / k)`` or ``ceil(n / k)`` rows and mixes P and U in the data's proportion, and empty slots carry weight 0
-(in the risks and in BatchNorm's statistics). The rows are padded to a size bucket ``N``
-(:func:`pujax.compilation.bucket_size`, ``b = ceil(N / k)``; :func:`pad_for_training`) and the true row count is a
-traced value, so data of a similar size reuses the compiled program. The authors' Chainer iterator instead used full
-30000-row batches that wrap around into the next epoch. An epoch is one ``lax.scan`` over the minibatches and a
-training run is one ``lax.scan`` over epochs, so :func:`train` is a single jit-compiled program, and :func:`fit_many`
-``vmap``-s it over PRNG keys (N seeds with different initialisations and minibatch orders trained as one program).
+(in the risks and in BatchNorm's statistics) -- ``batching="epoch"``, the default. ``batching="stream"`` follows the
+authors' Chainer ``SerialIterator``: the shuffled epochs form one stream of rows, cut into minibatches of exactly
+``min(batch_size, n)`` rows, and a minibatch that runs past an epoch's end continues in the next epoch's order; the
+updates whose first row lies in epoch ``e`` form epoch ``e`` (a ``lax.while_loop``), so ``E`` epochs make
+``ceil(E n / batch_size)`` updates (204 for 100 epochs of 61,000 rows in 30,000-row batches, against 300 with
+``"epoch"``). The rows are padded to a size bucket ``N`` (:func:`pujax.compilation.bucket_size`, ``b = ceil(N / k)``;
+:func:`pad_for_training`) and the true row count is a traced value, so data of a similar size reuses the compiled
+program. An epoch is one ``lax.scan`` over the minibatches and a training run is one ``lax.scan`` over epochs, so
+:func:`train` is a single jit-compiled program, and :func:`fit_many` ``vmap``-s it over PRNG keys (N seeds with
+different initialisations and minibatch orders trained as one program).
 
 State and results are plain pytrees: ``variables = {"params": ..., "batch_stats": ...}`` (nested dicts of arrays,
 the flax.linen convention), the optax state, and the PRNG key.
@@ -68,9 +72,12 @@ __all__ = [
     "shard_seeds",
     "predict_scores",
     "RISKS",
+    "BATCHINGS",
+    "static_batches",
 ]
 
 RISKS = ("nnpu", "upu", "pn")
+BATCHINGS = ("epoch", "stream")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +93,7 @@ class TrainConfig:
     learning_rate: float = 1e-3
     weight_decay: float = 5e-3
     eval_chunk: int = 4096
+    batching: str = "epoch"
 
 
 def _check_float(value, name, low=None, allow_inf=False):
@@ -104,14 +112,17 @@ def _check_float(value, name, low=None, allow_inf=False):
 
 def make_config(model: str | nn.Module = "mlp", risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0,
                 gamma: float = 1.0, batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
-                model_kwargs: dict | None = None, n_features: int | None = None, eval_chunk: int = 4096) -> TrainConfig:
+                model_kwargs: dict | None = None, n_features: int | None = None, eval_chunk: int = 4096,
+                batching: str = "epoch") -> TrainConfig:
     """Validate the hyper-parameters and return a :class:`TrainConfig`.
 
     ``beta >= 0`` (``float("inf")`` allowed: never correct, i.e. uPU), ``gamma > 0``, ``learning_rate > 0``,
-    ``weight_decay >= 0``, ``batch_size >= 1``; ``model`` is ``"linear"``, ``"mlp"``, ``"cnn"`` or a
-    ``flax.linen.Module`` instance (see :func:`pujax.neural.models.make_model`).
+    ``weight_decay >= 0``, ``batch_size >= 1``, ``batching`` in :data:`BATCHINGS` (module docstring); ``model`` is
+    ``"linear"``, ``"mlp"``, ``"cnn"`` or a ``flax.linen.Module`` instance (see
+    :func:`pujax.neural.models.make_model`).
     """
     check_in(risk, "risk", RISKS)
+    check_in(batching, "batching", BATCHINGS)
     get_loss(loss)
     if loss == "zero_one":
         raise ValueError("loss='zero_one' has zero gradient and cannot be trained; use 'sigmoid' (default) or another "
@@ -130,7 +141,8 @@ def make_config(model: str | nn.Module = "mlp", risk: str = "nnpu", loss: str = 
         raise TypeError(f"model_kwargs must be a dict or None; got {type(model_kwargs).__name__}.")
     module = make_model(model, n_features=n_features, **dict(model_kwargs or {}))
     return TrainConfig(module=module, risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
-                       learning_rate=learning_rate, weight_decay=weight_decay, eval_chunk=eval_chunk)
+                       learning_rate=learning_rate, weight_decay=weight_decay, eval_chunk=eval_chunk,
+                       batching=batching)
 
 
 def batch_layout(n: int, batch_size: int) -> tuple[int, int, int]:
@@ -138,6 +150,12 @@ def batch_layout(n: int, batch_size: int) -> tuple[int, int, int]:
     n_batches = -(-n // batch_size)
     b = -(-n // n_batches)
     return n_batches, b, n_batches * b - n
+
+
+def static_batches(cfg: TrainConfig, n: int) -> int:
+    """The static minibatch count that the training program of ``n`` rows is compiled for: ``ceil(n / batch_size)``
+    with ``batching="epoch"``, 0 with ``"stream"`` (whose program depends on the padded shape only)."""
+    return batch_layout(n, cfg.batch_size)[0] if cfg.batching == "epoch" else 0
 
 
 def make_optimizer(cfg: TrainConfig) -> optax.GradientTransformation:
@@ -175,14 +193,19 @@ def _apply(cfg: TrainConfig, variables, x, train: bool, rng=None, mask=None):
 
 
 def init_state(key: jax.Array, X: ArrayLike, cfg: TrainConfig) -> dict:
-    """Initial training state ``{"variables", "opt_state", "key"}`` for one seed (pure; vmap over ``key``)."""
+    """Initial training state ``{"variables", "opt_state", "key"}`` for one seed (pure; vmap over ``key``); with
+    ``batching="stream"`` also ``"order_key"``, ``"epoch"`` and ``"offset"`` (the position in the row stream)."""
     k_init, k_train = jax.random.split(key)
     x0 = jnp.zeros((1,) + tuple(X.shape[1:]), X.dtype)
     kwargs = {"train": False} if accepts_train(cfg.module) else {}
     variables = cfg.module.init({"params": k_init, "dropout": k_init}, x0, **kwargs)
     variables = jax.tree.map(lambda a: a, dict(variables))
     opt_state = make_optimizer(cfg).init(variables["params"])
-    return {"variables": variables, "opt_state": opt_state, "key": k_train}
+    state = {"variables": variables, "opt_state": opt_state, "key": k_train}
+    if cfg.batching == "stream":  # the row stream: epoch e's order is drawn from fold_in(order_key, e)
+        zero = jnp.zeros((), jnp.int32)
+        state.update(order_key=jax.random.fold_in(k_train, 1), epoch=zero, offset=zero)
+    return state
 
 
 def _objective(cfg: TrainConfig, g, sb, prior, wb=None):
@@ -229,7 +252,7 @@ def train_step(cfg: TrainConfig, state: dict, xb: ArrayLike, sb: ArrayLike, prio
     updates, opt_state = make_optimizer(cfg).update(grads, state["opt_state"], variables["params"])
     params = optax.apply_updates(variables["params"], updates)
     new_vars = {**variables, **new, "params": params}
-    return {"variables": new_vars, "opt_state": opt_state, "key": state["key"]}, aux
+    return {**state, "variables": new_vars, "opt_state": opt_state}, aux
 
 
 def predict_scores(cfg: TrainConfig, variables: dict, X: ArrayLike, chunk: int | None = None) -> jax.Array:
@@ -245,12 +268,17 @@ def predict_scores(cfg: TrainConfig, variables: dict, X: ArrayLike, chunk: int |
     return out.reshape(-1)[:n]
 
 
+def _row_order(key, size: int, n_valid):
+    """The indices of ``size`` rows with the first ``n_valid`` first, in random order."""
+    u = jnp.where(jnp.arange(size) < n_valid, jax.random.uniform(key, (size,)), 2.0)
+    return jnp.argsort(u)
+
+
 def _epoch_batches(key, size: int, n_valid, n_batches: int):
     """Row indices ``(k, b)`` and masks of one epoch: the first ``n_valid`` of ``size`` rows in random order, dealt
     round-robin into ``n_batches`` minibatches of ``b = ceil(size / k)`` slots (the other slots masked out)."""
     b = -(-size // n_batches)
-    u = jnp.where(jnp.arange(size) < n_valid, jax.random.uniform(key, (size,)), 2.0)
-    order = jnp.argsort(u)  # the valid rows first, in random order
+    order = _row_order(key, size, n_valid)
     slots = n_batches * b
     if slots > size:
         order = jnp.concatenate([order, jnp.zeros(slots - size, order.dtype)])
@@ -266,18 +294,21 @@ def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior:
 
     Only the first ``n_valid`` rows of ``X``, ``s`` are trained on (default: all; a traced scalar is fine, the rest is
     padding, see :func:`pad_for_training`), in ``n_batches`` minibatches per epoch (static; default
-    ``ceil(n_valid / batch_size)``). ``history`` holds per-epoch arrays: ``"risk"`` (mean over the epoch's minibatches
-    of the nnPU / uPU / PN risk value, measured before each step), ``"corrections"`` (fraction of minibatches where
-    the correction step ``-gamma r`` was taken) and, when ``X_eval``/``y_eval`` are given, ``"test_error"``
-    (zero-one error of ``score > 0`` against ``y_eval`` after the epoch, BatchNorm in evaluation mode).
+    ``ceil(n_valid / batch_size)``; unused with ``batching="stream"``). ``history`` holds per-epoch arrays:
+    ``"risk"`` (mean over the epoch's minibatches of the nnPU / uPU / PN risk value, measured before each step),
+    ``"corrections"`` (fraction of minibatches where the correction step ``-gamma r`` was taken) and, when
+    ``X_eval``/``y_eval`` are given, ``"test_error"`` (zero-one error of ``score > 0`` against ``y_eval`` after the
+    epoch, BatchNorm in evaluation mode).
     """
     size = X.shape[0]
-    if n_batches is None:
+    if n_batches is None and cfg.batching == "epoch":
         n_batches = batch_layout(size if n_valid is None else int(n_valid), cfg.batch_size)[0]
     n_valid = size if n_valid is None else n_valid
     prior = jnp.asarray(prior, dtype=X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32)
 
     def epoch(state, _):
+        if cfg.batching == "stream":
+            return _stream_epoch(cfg, state, X, s, prior, n_valid, X_eval, y_eval)
         key, k_perm, k_drop = jax.random.split(state["key"], 3)
         idx, masks = _epoch_batches(k_perm, size, n_valid, n_batches)
 
@@ -291,12 +322,47 @@ def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior:
         state = {**state, "key": key}
         state, (risks, corrected) = jax.lax.scan(step, state, (jnp.arange(n_batches), idx, masks))
         hist = {"risk": jnp.mean(risks), "corrections": jnp.mean(corrected.astype(risks.dtype))}
-        if X_eval is not None:
-            g = predict_scores(cfg, state["variables"], X_eval)
-            hist["test_error"] = jnp.mean(((g > 0).astype(jnp.int32) != y_eval).astype(risks.dtype))
-        return state, hist
+        return state, _with_test_error(cfg, state, hist, X_eval, y_eval)
 
     return jax.lax.scan(epoch, state, None, length=n_epochs)
+
+
+def _with_test_error(cfg, state, hist, X_eval, y_eval):
+    if X_eval is not None:
+        g = predict_scores(cfg, state["variables"], X_eval)
+        hist["test_error"] = jnp.mean(((g > 0).astype(jnp.int32) != y_eval).astype(hist["risk"].dtype))
+    return hist
+
+
+def _stream_epoch(cfg, state, X, s, prior, n_valid, X_eval, y_eval):
+    """One epoch of ``batching="stream"``: the updates whose first row lies in epoch ``state["epoch"]`` of the row
+    stream (each epoch a fresh order of the ``n_valid`` rows; a minibatch that runs past the epoch's end continues in
+    the next epoch's order, as Chainer's ``SerialIterator``). A ``lax.while_loop`` over ``b = min(batch_size, n)``-row
+    updates; the history averages over them."""
+    size = X.shape[0]
+    slots = min(cfg.batch_size, size)
+    b = jnp.minimum(cfg.batch_size, n_valid).astype(jnp.int32)
+    key, k_drop = jax.random.split(state["key"])
+    e = state["epoch"]
+    cur = _row_order(jax.random.fold_in(state["order_key"], e), size, n_valid)
+    nxt = _row_order(jax.random.fold_in(state["order_key"], e + 1), size, n_valid)
+    j = jnp.arange(slots, dtype=jnp.int32)
+    mask = j < b
+
+    def body(carry):
+        st, off, i, risk_sum, corr_sum = carry
+        pos = off + j  # < 2 n_valid: b <= n_valid and off < n_valid
+        idx = jnp.where(pos < n_valid, cur[jnp.minimum(pos, size - 1)], nxt[jnp.clip(pos - n_valid, 0, size - 1)])
+        st, aux = train_step(cfg, st, jnp.take(X, idx, axis=0), jnp.take(s, idx, axis=0), prior,
+                             jax.random.fold_in(k_drop, i), mask)
+        return st, off + b, i + 1, risk_sum + aux["risk"], corr_sum + aux["corrected"].astype(risk_sum.dtype)
+
+    zero = jnp.zeros((), X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32)
+    init = (state, state["offset"], jnp.zeros((), jnp.int32), zero, zero)
+    state, off, i, risk_sum, corr_sum = jax.lax.while_loop(lambda c: c[1] < n_valid, body, init)
+    state = {**state, "key": key, "epoch": e + 1, "offset": off - n_valid}
+    hist = {"risk": risk_sum / i, "corrections": corr_sum / i}
+    return state, _with_test_error(cfg, state, hist, X_eval, y_eval)
 
 
 # ------------------------------------------------------------------------------------ compiled entry points
@@ -330,7 +396,7 @@ def _train_fn(cfg, n_epochs, n_batches):
 
 def _get_compiled(kind, cfg, n_epochs, n_batches=1):
     """The jit-compiled program ``kind``; the training ones take ``(..., X_eval, y_eval, n_valid)`` with ``X`` padded
-    by :func:`pad_for_training` and ``n_batches = batch_layout(n_valid, cfg.batch_size)[0]``."""
+    by :func:`pad_for_training` and ``n_batches = static_batches(cfg, n_valid)``."""
     if kind == "train":
         return _cached(kind, cfg, n_epochs, lambda: jax.jit(_train_fn(cfg, n_epochs, n_batches)), n_batches)
     if kind == "fit_many":
@@ -359,7 +425,7 @@ def run_seeds(kind, cfg, n_epochs, keys, X, s, prior, X_eval=None, y_eval=None, 
     ``(state, history)`` with a leading seed axis.
     """
     X, s, n_valid = pad_for_training(cfg, X, s)
-    fn = _get_compiled(kind, cfg, n_epochs, batch_layout(n_valid, cfg.batch_size)[0])
+    fn = _get_compiled(kind, cfg, n_epochs, static_batches(cfg, n_valid))
     return shard_seeds(fn, keys, (X, s, prior, X_eval, y_eval, np.int32(n_valid)), devices)
 
 
@@ -412,7 +478,7 @@ def train(key: jax.Array | int, X: ArrayLike, s: ArrayLike, prior: float, *, mod
           risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0, gamma: float = 1.0, epochs: int = 100,
           batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
           model_kwargs: dict | None = None, X_eval: ArrayLike | None = None,
-          y_eval: ArrayLike | None = None) -> tuple[dict, dict]:
+          y_eval: ArrayLike | None = None, batching: str = "epoch") -> tuple[dict, dict]:
     """Train one model with the nnPU (default), uPU or PN rule as one jit-compiled program.
 
     Parameters
@@ -431,6 +497,8 @@ def train(key: jax.Array | int, X: ArrayLike, s: ArrayLike, prior: float, *, mod
     risk, loss, beta, gamma, epochs, batch_size, learning_rate, weight_decay : str, str, float, float, int, int, \
 float, float
         The training rule (module docstring).
+    batching : {"epoch", "stream"}
+        The minibatch layout (module docstring).
     X_eval, y_eval : array-like or None
         Optional test set with true labels for the per-epoch ``"test_error"`` history.
 
@@ -445,9 +513,9 @@ float, float
     X, s, prior, X_eval, y_eval = _prepare(X, s, prior, risk, X_eval, y_eval)
     cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
                                       learning_rate=learning_rate, weight_decay=weight_decay,
-                                      model_kwargs=model_kwargs))
+                                      model_kwargs=model_kwargs, batching=batching))
     X, s, n_valid = pad_for_training(cfg, X, s)
-    run = _get_compiled("train", cfg, epochs, batch_layout(n_valid, cfg.batch_size)[0])
+    run = _get_compiled("train", cfg, epochs, static_batches(cfg, n_valid))
     state, hist = run(as_key(key), X, s, prior, X_eval, y_eval, np.int32(n_valid))
     return state["variables"], hist
 
@@ -456,7 +524,7 @@ def fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, *, model
              risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0, gamma: float = 1.0, epochs: int = 100,
              batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
              model_kwargs: dict | None = None, X_eval: ArrayLike | None = None, y_eval: ArrayLike | None = None,
-             devices: DevicesLike = None) -> tuple[dict, dict]:
+             devices: DevicesLike = None, batching: str = "epoch") -> tuple[dict, dict]:
     """:func:`train` ``vmap``-ped over a batch of PRNG keys: N seeds in one compiled program.
 
     ``fit_many(keys, ...)`` equals ``[train(k, ...) for k in keys]`` stacked (up to float rounding).
@@ -466,7 +534,7 @@ def fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, *, model
     keys : array of N PRNG keys or int
         ``jax.random.split(key, N)``, or an int N (the keys ``jax.random.split(PRNGKey(0), N)``).
     X, s, prior, model, risk, loss, beta, gamma, epochs, batch_size, learning_rate, weight_decay, model_kwargs, \
-X_eval, y_eval
+X_eval, y_eval, batching
         As in :func:`train`.
     devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
         Where the seeds run (:mod:`pujax.devices`; None = every device): they are split over the devices
@@ -486,6 +554,6 @@ X_eval, y_eval
     X, s, prior, X_eval, y_eval = _prepare(X, s, prior, risk, X_eval, y_eval)
     cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
                                       learning_rate=learning_rate, weight_decay=weight_decay,
-                                      model_kwargs=model_kwargs))
+                                      model_kwargs=model_kwargs, batching=batching))
     state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior, X_eval, y_eval, devices)
     return state["variables"], hist

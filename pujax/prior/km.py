@@ -39,6 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax.devices import device_mesh, to_host
+from pujax.linalg import squared_distances
 from pujax.preprocessing import standardization, standardize
 from pujax.prior._common import map_resamples
 
@@ -57,8 +58,7 @@ _KM2_MIX = 0.2
 
 
 def _sq_dists(Z):
-    sq = jnp.sum(Z * Z, axis=1)
-    return jnp.maximum(sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T, 0.0)
+    return squared_distances(Z, Z)
 
 
 @jax.jit

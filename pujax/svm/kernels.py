@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.linalg import gram, squared_distances
 from pujax.preprocessing import standardization
 from pujax.preprocessing import standardize as _standardize
 
@@ -40,22 +41,19 @@ for every kernel; the clip keeps kernel values finite in float32)."""
 @jax.jit
 def linear_kernel(A: ArrayLike, B: ArrayLike) -> jax.Array:
     """Linear kernel matrix ``A @ B.T``."""
-    return A @ B.T
+    return gram(A, B)
 
 
 @jax.jit
 def rbf_kernel(A: ArrayLike, B: ArrayLike, gamma: float) -> jax.Array:
     """RBF kernel matrix ``exp(-gamma ||a_i - b_j||^2)``; distances are clipped at 0 against round-off."""
-    sq_a = jnp.sum(A * A, axis=1)
-    sq_b = jnp.sum(B * B, axis=1)
-    d2 = sq_a[:, None] + sq_b[None, :] - 2.0 * (A @ B.T)
-    return jnp.exp(-gamma * jnp.maximum(d2, 0.0))
+    return jnp.exp(-gamma * squared_distances(A, B))
 
 
 @partial(jax.jit, static_argnames=("degree",))
 def polynomial_kernel(A: ArrayLike, B: ArrayLike, gamma: float, coef0: float, degree: int) -> jax.Array:
     """Polynomial kernel matrix ``(gamma <a, b> + coef0) ** degree`` (``degree`` is static)."""
-    return (gamma * (A @ B.T) + coef0) ** degree
+    return (gamma * gram(A, B) + coef0) ** degree
 
 
 def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str, gamma: float = 1.0, coef0: float = 0.0,
@@ -76,11 +74,10 @@ def kernel_block(A, B, kernel: str, gamma, coef0, degree: int):
     """Traceable kernel matrix of ``A`` (n_a, d) and ``B`` (n_b, d); ``kernel`` and ``degree`` are static, ``gamma``
     and ``coef0`` may be traced scalars (one compiled program serves a whole gamma grid)."""
     if kernel == "linear":
-        return A @ B.T
+        return gram(A, B)
     if kernel == "rbf":
-        d2 = jnp.sum(A * A, 1)[:, None] + jnp.sum(B * B, 1)[None, :] - 2.0 * (A @ B.T)
-        return jnp.exp(-gamma * jnp.maximum(d2, 0.0))
-    return (gamma * (A @ B.T) + coef0) ** degree
+        return jnp.exp(-gamma * squared_distances(A, B))
+    return (gamma * gram(A, B) + coef0) ** degree
 
 
 def standardize_stats(X) -> tuple[np.ndarray, np.ndarray]:
