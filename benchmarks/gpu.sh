@@ -2,8 +2,8 @@
 # The GPU checks and benchmarks of pujax, in two stages that each fit a 10-minute window on one GPU machine.
 #   bash benchmarks/gpu.sh 1 OUTDIR   # every estimator on the GPU vs the CPU; MNIST nnPU, 5 seeds, 100/200 epochs,
 #                                     # both minibatch layouts
-#   bash benchmarks/gpu.sh 2 OUTDIR   # the method tests on the GPU; VPU vs nnPU on MNIST; CIFAR-10 CNN (short);
-#                                     # fit_many 1 vs 8 seeds
+#   bash benchmarks/gpu.sh 2 OUTDIR   # the method tests on the GPU; the estimators again; MNIST nnPU 200 epochs;
+#                                     # VPU vs nnPU on MNIST; CIFAR-10 CNN (10 epochs)
 # Needs PUJAX_DATA (mnist/, cifar10/) and a JAX with a CUDA backend; results go to OUTDIR (and the neural log).
 set -u
 stage=${1:?stage 1 or 2}
@@ -29,17 +29,24 @@ if [ "$stage" = 1 ]; then
   tail -n 3 "$O/acc_cpu.log"
   $PY -m benchmarks.accelerator compare "$O/acc_cpu.json" "$O/acc_gpu.json" --out "$O/accelerator.md" | tail -n 30
 else
-  timeout 280 $PY -m pytest -q -n 6 -p no:cacheprovider -rfE --durations=15 tests/test_neural.py tests/test_vpu.py \
-    tests/test_boosting.py tests/test_trees.py tests/test_svm.py tests/test_graph.py tests/test_feature_selection.py \
-    tests/test_prior.py tests/test_risk.py tests/test_meta.py tests/test_persistence.py > "$O/pytest_gpu.log" 2>&1 &
+  timeout 220 $PY -m pytest -q -n 6 -p no:cacheprovider -rfE --durations=15 tests/test_neural.py tests/test_vpu.py \
+    tests/test_boosting.py tests/test_trees.py tests/test_svm.py tests/test_graph.py tests/test_linalg.py \
+    tests/test_feature_selection.py tests/test_prior.py tests/test_risk.py tests/test_meta.py > "$O/pytest_gpu.log" 2>&1 &
   test_pid=$!
-  timeout 150 $PY benchmarks/vpu.py --device gpu --full --out "$O/vpu_gpu.md" > "$O/vpu_gpu.log" 2>&1
-  tail -n 15 "$O/vpu_gpu.log"
-  timeout 120 $PY -m benchmarks.neural --device gpu --sections cifar --risks nnpu --seeds 1 --epochs 10 \
+  JAX_PLATFORMS=cpu timeout 200 $PY -m benchmarks.accelerator run --json "$O/acc_cpu.json" > "$O/acc_cpu.log" 2>&1 &
+  cpu_pid=$!
+  timeout 120 $PY -m benchmarks.accelerator run --json "$O/acc_gpu.json" > "$O/acc_gpu.log" 2>&1
+  for b in epoch stream; do
+    timeout 60 $PY -m benchmarks.neural --device gpu --sections mnist --risks nnpu --seeds 5 --epochs 200 \
+      --batching $b --tag "gpu-$b-200ep" 2>&1 | grep -E "^\[|Error|error" | tail -n 5
+  done
+  timeout 120 $PY benchmarks/vpu.py --device gpu --full --out "$O/vpu_gpu.md" > "$O/vpu_gpu.log" 2>&1
+  tail -n 12 "$O/vpu_gpu.log"
+  timeout 90 $PY -m benchmarks.neural --device gpu --sections cifar --risks nnpu --seeds 1 --epochs 10 \
     --tag gpu-10ep 2>&1 | grep -E "^\[|Error|error" | tail -n 5
-  wait $test_pid
-  tail -n 40 "$O/pytest_gpu.log"
-  timeout 100 $PY -m benchmarks.neural --device gpu --sections speed --speed-epochs 2 --repeats 2 --tag gpu 2>&1 \
-    | grep -E "^\[|Error|error" | tail -n 8
   cp benchmarks/results/neural_log.jsonl "$O/"
+  wait $cpu_pid
+  $PY -m benchmarks.accelerator compare "$O/acc_cpu.json" "$O/acc_gpu.json" --out "$O/accelerator.md" | tail -n 24
+  wait $test_pid
+  tail -n 30 "$O/pytest_gpu.log"
 fi

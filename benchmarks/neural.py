@@ -95,6 +95,12 @@ def run_accuracy(name, X, y, Xt, yt, args, model_kwargs, batch_size, n_labeled=1
             "curve": {str(e): [float(curve[:, e - 1].mean()), float(curve[:, e - 1].std())] for e in marks},
             "corrections": float(np.asarray(hist["corrections"]).mean()), "seeds": args.seeds,
         }
+        k = max(1, min(20, args.epochs // 5))  # the last k epochs: how much one seed's accuracy moves per epoch
+        tail = curve[:, -k:]
+        out["runs"][risk].update(last_k=k, acc_last_k_mean=float(tail.mean()),
+                                 within_seed_sd=float(tail.std(axis=1, ddof=1).mean()) if k > 1 else 0.0,
+                                 between_seed_sd_of_last_k_means=float(tail.mean(axis=1).std(ddof=1))
+                                 if len(acc) > 1 else 0.0)
         print(f"[{name}] {risk}: test acc {acc.mean():.2f} ± {out['runs'][risk]['acc_sd']:.2f} "
               f"({args.seeds} seeds, {args.epochs} epochs, {secs:.0f} s incl. compile)", flush=True)
     return out
@@ -258,6 +264,11 @@ def render(db) -> str:
                 lines.append(f"- {risk}: per-seed accuracy [{per}]; test accuracy by epoch (mean ± sd): {curve}; "
                              f"fraction of correction steps {run['corrections']:.3f}; {run['seconds']:.0f} s "
                              f"(all seeds, one fit_many call, incl. compile)")
+                if "last_k" in run:
+                    lines.append(f"  - last {run['last_k']} epochs: mean accuracy {run['acc_last_k_mean']:.2f}; sd "
+                                 f"over those epochs within a seed {run['within_seed_sd']:.2f} (mean over seeds); "
+                                 f"sd between the seeds' means over them "
+                                 f"{run['between_seed_sd_of_last_k_means']:.2f}")
             lines.append("")
     for key in sorted(k for k in db if k.split(":")[0] == "speed"):
         r = db[key]["result"]

@@ -5,8 +5,9 @@ mantissa): about 1e-3 relative error per product. That is harmless in a neural n
 expansion ``||a - b||^2 = ||a||^2 + ||b||^2 - 2 <a, b>``, where the error of ``<a, b>`` is amplified by the
 cancellation, nor in the moment and log-density products of an EM. The products here ask for
 ``jax.lax.Precision.HIGHEST`` (float32 inputs), the same arithmetic as on CPU, where the request changes nothing.
-Used by the SVM kernels, the kNN graph of 2-HNC, the Gaussian mixtures and MI objective of FSCPU and the KM prior
-estimators; the neural models keep the backend's default.
+Used by the SVM kernels, solver and decision values, Ada-PU's weighted stump errors and decision values, the kNN
+graph of 2-HNC, FSCPU's Gaussian mixtures, MI objective and IGO update, and the KM and TIcE prior estimators; the
+neural models keep the backend's default.
 """
 from __future__ import annotations
 

@@ -144,7 +144,9 @@ def test_prediction_of_a_row_does_not_depend_on_the_batch(toy):
     _, _, X_te, _, clf = toy
     batch = clf.decision_function(X_te[:50])
     single = np.array([clf.decision_function(X_te[i:i + 1])[0] for i in (0, 17, 49)])
-    np.testing.assert_allclose(single, batch[[0, 17, 49]], rtol=1e-6, atol=1e-6)
+    # float32 layers on CPU; a GPU's default matmul precision (TF32 on recent NVIDIA cards) depends on the batch
+    tol = 1e-6 if jax.default_backend() == "cpu" else 5e-3
+    np.testing.assert_allclose(single, batch[[0, 17, 49]], rtol=tol, atol=tol)
     rows = [clf.predict(X_te[i:i + 1])[0] for i in (0, 17, 49)]
     np.testing.assert_array_equal(rows, clf.predict(X_te[:50])[[0, 17, 49]])
 

@@ -52,6 +52,7 @@ from pujax.boosting.stumps import (
     threshold_bounds,
 )
 from pujax.devices import to_host
+from pujax.linalg import matmul
 from pujax.progress import progress
 from pujax.validation import host_rng
 
@@ -324,7 +325,7 @@ def adapu_fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, le
 def adapu_decision_function(model: AdaPUModel, X: ArrayLike) -> jax.Array:
     """``F(x) = Σ_t α_t h_t(x)`` (the paper's ``H`` before the sign)."""
     H = stump_predict(jnp.asarray(X), model.feature, model.threshold, model.direction)
-    return H @ model.alpha.astype(H.dtype)
+    return matmul(H, model.alpha.astype(H.dtype))
 
 
 @jax.jit

@@ -38,6 +38,7 @@ import numpy as np
 from jax import lax
 
 from pujax.compilation import bucket_size
+from pujax.linalg import matmul
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, DTypeLike
@@ -180,7 +181,7 @@ def _blocked_mask_matmul(A, W, cut, block_rows=None):
     def body(acc, xs):
         ab, wb = xs
         mask = (ab[:, :, None] <= cut[None, :, :]).astype(wb.dtype).reshape(bs, d * k)
-        return acc + wb.T @ mask, None
+        return acc + matmul(wb.T, mask), None
 
     acc, _ = lax.scan(body, jnp.zeros((c, d * k), W.dtype), (Ab, Wb))
     return acc.reshape(c, d, k)

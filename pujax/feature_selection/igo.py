@@ -48,6 +48,8 @@ import numpy as np
 from jax import lax, shard_map
 from jax.sharding import Mesh, PartitionSpec
 
+from pujax.linalg import matmul
+
 from .gmm import compact_columns, gmm_fit_predict
 from .mi import semi_jmi_score
 from .objective import objective_from_labels
@@ -413,7 +415,7 @@ def igo_run(step_keys: jax.Array, state: tuple, X: ArrayLike, s: ArrayLike, cost
                      + jnp.where(si > 0, ival / jnp.where(si > 0, si, 1.0), 0.0))  # eq. (13)
             score = jnp.where(done, score, 0.0)
         w = rank_weights(score).astype(dtype)
-        theta = jnp.clip(theta + eta * (w @ m), eps, 1.0 - eps)
+        theta = jnp.clip(theta + eta * matmul(w, m), eps, 1.0 - eps)
         return (theta, f_stats, i_stats, cache, gmm_key), (theta, f)
 
     state, (th_hist, f_hist) = lax.scan(step, state, step_keys)

@@ -46,6 +46,7 @@ def pairwise_mi(codes: ArrayLike, s: ArrayLike, n_bins: int) -> jax.Array:
     dtype = jnp.result_type(float)
     s = jnp.asarray(s).astype(dtype)
     onehot = jax.nn.one_hot(codes, n_bins, dtype=dtype).reshape(n, d * n_bins)
+    # 0/1 products: exact counts in any matmul precision (TF32 included)
     joint = onehot.T @ onehot  # counts of (X_i = a, X_j = b)
     joint1 = onehot.T @ (onehot * s[:, None])  # counts with S = 1
     joint0 = joint - joint1

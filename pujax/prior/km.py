@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax.devices import device_mesh, to_host
-from pujax.linalg import squared_distances
+from pujax.linalg import matmul, squared_distances
 from pujax.preprocessing import standardization, standardize
 from pujax.prior._common import map_resamples
 
@@ -91,13 +91,13 @@ def _distances(K, U, mask, inv_L, n_iter):
 
     def step(carry, _):
         v, y, t = carry
-        v_new = _project_simplex(y - inv_L * (2.0 * K @ (y - U)), mask)
+        v_new = _project_simplex(y - inv_L * (2.0 * matmul(K, y - U)), mask)
         t_new = 0.5 * (1.0 + jnp.sqrt(1.0 + 4.0 * t * t))
         return (v_new, v_new + ((t - 1.0) / t_new) * (v_new - v), t_new), None
 
     (v, _, _), _ = jax.lax.scan(step, (v0, v0, jnp.asarray(1.0, U.dtype)), None, length=n_iter)
     R = U - v
-    return jnp.sqrt(jnp.maximum(jnp.sum(R * (K @ R), axis=0), 0.0))
+    return jnp.sqrt(jnp.maximum(jnp.sum(R * matmul(K, R), axis=0), 0.0))
 
 
 def _search(K, a, b, mask, inv_L, threshold, n_iter, n_grid, n_rounds):
@@ -123,7 +123,7 @@ def _km_weights(K, a, b, mask, inv_L, n_iter, n_grid, n_rounds, min_n, variants=
     """(kappas, dist, km2_threshold) for mixture weights ``a`` and component weights ``b``; ``kappas`` holds the
     estimates of ``variants`` (0: KM1, 1: KM2)."""
     diff = a - b
-    dist = jnp.sqrt(jnp.maximum(diff @ K @ diff, 0.0))
+    dist = jnp.sqrt(jnp.maximum(matmul(matmul(diff, K), diff), 0.0))
     thr2 = jnp.zeros((), a.dtype)
     if 1 in variants:
         lams = jnp.asarray([1.0, 1.0 + _KM2_STEP], a.dtype)

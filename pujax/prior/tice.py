@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax.devices import device_mesh, to_host
+from pujax.linalg import matmul
 from pujax.prior._common import (
     batch_size,
     bucket,
@@ -202,8 +203,8 @@ def _tice_boot_jit(key, M, is_root, fold_of, deltas, s, n, c_prior, min_size, n_
 
     def one(k):
         w = row_counts(k, size, n, dt)
-        T = M @ w
-        L = M @ (w * s)
+        T = matmul(M, w)
+        L = matmul(M, w * s)
         d = jnp.where(is_root, 1.0, deltas)
         safe_T = jnp.where(T > 0, T, 1.0)
         bound = L / safe_T - jnp.sqrt(c_prior * (1.0 - c_prior) * (1.0 - d) / (d * safe_T))

@@ -32,6 +32,7 @@ from jax.sharding import PartitionSpec
 
 from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
+from pujax.linalg import matmul
 from pujax.persistence import register_model
 from pujax.svm.kernels import KERNELS, kernel_block, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import (
@@ -302,7 +303,7 @@ def cwsvm_fit(X: ArrayLike, s: ArrayLike, *, C_pos: float = 1.0, C_unl: float = 
 # ---------------------------------------------------------------------------------------------------- predicting
 @partial(jax.jit, static_argnames=("kernel", "degree"))
 def _psi_block(Xc, SV, coef, bias, gamma, coef0, *, kernel, degree):
-    return kernel_block(Xc, SV, kernel, gamma, coef0, degree) @ coef.T + bias[None, :]
+    return matmul(kernel_block(Xc, SV, kernel, gamma, coef0, degree), coef.T) + bias[None, :]
 
 
 def _psi(model: SVMModel, Xs) -> np.ndarray:

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from pujax.linalg import HIGHEST, matmul
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
@@ -73,7 +75,7 @@ def _gap(F, alpha, y, C):
 def _exact_F(K, idx, y, alpha):
     """F_t = -y_t grad_t f = y_t - sum_s alpha_s y_s K_ts, via one matvec with the shared kernel matrix."""
     w = jnp.zeros((K.shape[0],), K.dtype).at[idx].add(alpha * y)
-    return y - (K @ w)[idx]
+    return y - matmul(K, w)[idx]
 
 
 def _bias(F, alpha, y, C, m, M):
@@ -202,7 +204,7 @@ def dual_objective(K: ArrayLike, idx: ArrayLike, y: ArrayLike, alpha: ArrayLike)
     y = jnp.asarray(y, K.dtype)
     w = alpha * y
     Ksub = K[idx][:, idx]
-    return 0.5 * w @ (Ksub @ w) - jnp.sum(alpha)
+    return 0.5 * jnp.dot(w, matmul(Ksub, w), precision=HIGHEST) - jnp.sum(alpha)
 
 
 @partial(jax.jit, static_argnames=("n_rows",))
