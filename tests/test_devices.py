@@ -74,25 +74,23 @@ def run_processes(jobs, n_processes, tmp_path, timeout=900):
         return {k: z[k] for k in z.files}
 
 
-def test_two_processes_equal_one(tmp_path):
-    """Two processes x 2 CPU devices (4 global devices) give the one-process (4 local devices) result."""
-    jobs = ["psum"]
+def test_methods_on_several_devices_and_two_processes(tmp_path):
+    """A psum over rows, the PU forest (rows of every level sharded), Ada-PU (rows sharded), nnPU fit_many (seeds
+    split), RESVM (base models split), 2-HNC (kNN blocks, lambda lanes) and prior bootstraps (resamples split): every
+    device of one process (4), one device, and two processes (2 devices each, 4 global devices) agree. One launch
+    of each runs every job (the processes' start-up is the costly part)."""
+    jobs = ["psum", "forest", "adapu", "nnpu", "svm", "hnc", "prior"]
     one = run_processes(jobs, 1, tmp_path)
     two = run_processes(jobs, 2, tmp_path)
     assert int(two["psum.n_devices"]) == 4 and int(one["psum.n_devices"]) == 4
     np.testing.assert_array_equal(two["psum.rows"], one["psum.rows"])
     np.testing.assert_allclose(two["psum.colsum"], one["psum.colsum"], rtol=1e-6)
-    X = one["psum.rows"]
-    np.testing.assert_allclose(one["psum.colsum"], X.sum(axis=0), rtol=1e-5)
-
-
-def test_methods_on_several_devices_and_two_processes(tmp_path):
-    """Ada-PU (rows sharded), nnPU fit_many (seeds split), RESVM (base models split), 2-HNC (kNN blocks, lambda
-    lanes) and prior bootstraps (resamples split): every device of one process, one device, and two processes (2
-    devices each) agree."""
-    jobs = ["adapu", "nnpu", "svm", "hnc", "prior"]
-    one = run_processes(jobs, 1, tmp_path)
-    two = run_processes(jobs, 2, tmp_path)
+    np.testing.assert_allclose(one["psum.colsum"], one["psum.rows"].sum(axis=0), rtol=1e-5)
+    # the forest: integer histograms, identical trees on 1 and 4 devices and across processes
+    assert int(one["forest.n_devices"]) == 4 and int(two["forest.n_devices"]) == 4
+    for key in ("proba", "feature", "threshold"):
+        np.testing.assert_array_equal(one[f"forest.{key}_all"], one[f"forest.{key}_one"])
+        np.testing.assert_array_equal(two[f"forest.{key}_all"], one[f"forest.{key}_all"])
     assert int(one["adapu.n_devices"]) == 4 and int(two["adapu.n_devices"]) == 4
     # Ada-PU: the same stumps; the weighted error sums are added in another order on 4 devices, which moves the
     # stump weights alpha slightly (decision values within 1e-2, predictions >= 99.9 % equal)

@@ -566,23 +566,6 @@ def test_same_forest_on_one_and_four_devices():
         assert agreement >= 0.999 and same, name
 
 
-def test_two_processes_grow_the_one_process_forest(tmp_path):
-    """Two local JAX processes (jax.distributed, 2 CPU devices each) grow the forest of one process with 4 devices,
-    and the forest of a single device."""
-    import os
-    import sys
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from test_devices import run_processes
-
-    one = run_processes(["forest"], 1, tmp_path)
-    two = run_processes(["forest"], 2, tmp_path)
-    assert int(one["forest.n_devices"]) == 4 and int(two["forest.n_devices"]) == 4
-    for key in ("proba", "feature", "threshold"):
-        np.testing.assert_array_equal(one[f"forest.{key}_all"], one[f"forest.{key}_one"])
-        np.testing.assert_array_equal(two[f"forest.{key}_all"], one[f"forest.{key}_all"])
-
-
 def test_load_refuses_an_inconsistent_forest(et, tmp_path):
     """A model file whose forest has out-of-range children, or a center of the wrong length, is refused with an
     error naming the file (the Forest schema and check_forest run on load)."""
