@@ -29,7 +29,18 @@ def rng():
     return np.random.default_rng(0)
 
 
+# The longest tests (each a minute or more on 2 cores) start first, so that with pytest-xdist's two workers none of
+# them is left running alone at the end of the suite.
+LONG_FIRST = (
+    "test_devices.py::test_methods_on_several_devices_and_two_processes",
+    "test_feature_selection.py::test_candidates_split_across_two_cpu_devices_equal_one_device",
+    "test_fuzz.py::test_clear_error_or_valid_prediction",
+    "test_neural.py::test_cnn_runs_through_same_api",
+)
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: not any(name in item.nodeid for name in LONG_FIRST))  # stable: the rest keep order
     try:
         import jax
 
