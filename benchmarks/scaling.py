@@ -6,7 +6,7 @@ predictions agree with ``devices=1``, and for weak scaling grows the rows with t
 also times scikit-learn's ``ExtraTreesClassifier(n_jobs=-1)`` on the same rows, side by side.
 
     python -m benchmarks.scaling [--cases forest adapu resvm twohnc nnpu] [--max-devices 2] [--repeats 3]
-                                 [--device cpu|gpu] [--out scaling.md]
+                                 [--device cpu|gpu] [--out scaling.md] [--xla-flags FLAGS]
 
 Strong-scaling efficiency = t(1) / (k * t(k)); weak-scaling efficiency = t(1, n) / t(k, k n).
 """
@@ -153,7 +153,10 @@ def run_case(case, args):
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     spec = json.dumps({"case": case, "max_devices": args.max_devices, "repeats": args.repeats,
                        "device": args.device, "data_dir": str(data_dir()), "repo": repo})
-    proc = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True, cwd=repo)
+    env = dict(os.environ)
+    if args.xla_flags:
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + args.xla_flags).strip()
+    proc = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True, cwd=repo, env=env)
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode != 0 or not line:
         return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]}
@@ -167,8 +170,11 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
     parser.add_argument("--out", default="scaling.md")
+    parser.add_argument("--xla-flags", default="", help="extra XLA_FLAGS for the child process, e.g. "
+                        "'--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1' (one thread per device)")
     args = parser.parse_args(argv)
     lines = [header(f"Scaling over devices ({args.device}, up to {args.max_devices} devices)"),
+             f"- XLA_FLAGS added: `{args.xla_flags}`\n" if args.xla_flags else "",
              "| case | devices | strong: fit s | strong efficiency | agreement with 1 device | weak: fit s "
              "(rows x devices) | weak efficiency | anchor s (ratio) |", "|---|---|---|---|---|---|---|---|"]
     for case in args.cases:
