@@ -109,3 +109,11 @@ def best_time(fn, repeats: int = 3) -> float:
         fn()
         best = min(best, time.perf_counter() - t0)
     return best
+
+
+def child_env(xla_flags: str = "") -> dict:
+    """This process's environment with ``xla_flags`` appended to ``XLA_FLAGS``, for a benchmark's child process."""
+    env = dict(os.environ)
+    if xla_flags:
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + xla_flags).strip()
+    return env

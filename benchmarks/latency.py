@@ -9,7 +9,7 @@ and the first ``predict`` on 114 test rows. The persistent compilation cache is 
 single-seed MNIST nnPU training program (Kiryo et al.'s MLP, 61,000 x 784 rows, batch 30000, 100 epochs; compile
 time does not depend on the values, so zeros of that shape stand in for the images).
 
-    python -m benchmarks.latency [--estimators NAME ...] [--cache DIR] [--mnist] [--out latency.md]
+    python -m benchmarks.latency [--estimators NAME ...] [--cache DIR] [--mnist] [--out latency.md] [--xla-flags F]
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from benchmarks._common import RESULTS, header
+from benchmarks._common import RESULTS, child_env, header
 
 # estimator name -> constructor arguments (the true prior is passed where the method takes one; "auto" rows
 # measure the prior estimation too)
@@ -99,18 +99,18 @@ print("RESULT " + json.dumps({"rows": n, "padded": int(Xp.shape[0]), "minibatche
 """
 
 
-def mnist_compile() -> dict:
-    proc = subprocess.run([sys.executable, "-c", MNIST_CHILD], capture_output=True, text=True)
+def mnist_compile(xla_flags: str = "") -> dict:
+    proc = subprocess.run([sys.executable, "-c", MNIST_CHILD], capture_output=True, text=True, env=child_env(xla_flags))
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode != 0 or not line:
         return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]}
     return json.loads(line[-1][7:])
 
 
-def run_one(name: str, kwargs: dict, cache: str | None) -> dict:
+def run_one(name: str, kwargs: dict, cache: str | None, xla_flags: str = "") -> dict:
     spec = json.dumps({"name": name, "kwargs": kwargs, "cache": cache})
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True, env=child_env(xla_flags))
     wall = time.perf_counter() - t0
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode != 0 or not line:
@@ -126,14 +126,16 @@ def main(argv=None):
     parser.add_argument("--cache", default=None, help="persistent compilation cache directory (default: off)")
     parser.add_argument("--mnist", action="store_true", help="also time the MNIST nnPU program's compilation")
     parser.add_argument("--out", default="latency.md")
+    parser.add_argument("--xla-flags", default="", help="extra XLA_FLAGS for the child processes, e.g. "
+                        "'--xla_backend_optimization_level=1' (less LLVM optimisation: faster compiles)")
     args = parser.parse_args(argv)
     rows = []
     for name in args.estimators:
-        res = run_one(name, ESTIMATORS.get(name, {}), args.cache)
+        res = run_one(name, ESTIMATORS.get(name, {}), args.cache, args.xla_flags)
         rows.append((name, res))
         print(name, json.dumps(res), flush=True)
     lines = [header("First-fit latency (breast-cancer PU set, 505 x 30, fresh process per estimator)"),
-             f"- persistent compilation cache: {args.cache or 'off'}\n",
+             f"- persistent compilation cache: {args.cache or 'off'}; XLA_FLAGS added: `{args.xla_flags or 'none'}`\n",
              "| estimator | first fit s (programs) | target | warm refit s | refit 450 rows s (programs) | "
              "450-row target (2 x warm + 0.1) | first predict s | test accuracy |",
              "|---|---|---|---|---|---|---|---|"]
@@ -148,7 +150,7 @@ def main(argv=None):
             f"{r['refit_450']:.3f} ({r['refit_450_compilations']}) | {2 * r['warm_refit'] + 0.1:.3f} | "
             f"{r['first_predict']:.3f} | {100 * r['accuracy']:.1f} % |")
     if args.mnist:
-        m = mnist_compile()
+        m = mnist_compile(args.xla_flags)
         print("mnist", json.dumps(m), flush=True)
         lines += ["", "## MNIST nnPU program (one seed, 100 epochs; target: compiles in <= 10 s)", ""]
         lines.append(f"error: {m['error']}" if "error" in m else

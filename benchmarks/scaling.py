@@ -17,7 +17,7 @@ import json
 import subprocess
 import sys
 
-from benchmarks._common import RESULTS, data_dir, header
+from benchmarks._common import RESULTS, child_env, data_dir, header
 
 CHILD = r"""
 import json, sys, time
@@ -153,10 +153,8 @@ def run_case(case, args):
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     spec = json.dumps({"case": case, "max_devices": args.max_devices, "repeats": args.repeats,
                        "device": args.device, "data_dir": str(data_dir()), "repo": repo})
-    env = dict(os.environ)
-    if args.xla_flags:
-        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + args.xla_flags).strip()
-    proc = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True, cwd=repo, env=env)
+    proc = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True, cwd=repo,
+                          env=child_env(args.xla_flags))
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode != 0 or not line:
         return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]}
