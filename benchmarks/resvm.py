@@ -183,8 +183,8 @@ def run_accuracy(names, settings, reps, cv, n_models, log, on_update=None, resul
                 fold_seed = int(rng.integers(2**31))  # one set of folds for all methods (paper §4.1)
                 rec = {"rep": r}
                 for m, est, grd in [("CWSVM", CWSVMClassifier(kernel=k), cw_g),
-                                    ("BAG", BaggingSVMClassifier(n_estimators=n_models, kernel=k), bag_g),
-                                    ("RESVM", RESVMClassifier(n_estimators=n_models, kernel=k), resvm_g)]:
+                                    ("BAG", BaggingSVMClassifier(n_estimators=n_models, kernel=k, prior=None), bag_g),
+                                    ("RESVM", RESVMClassifier(n_estimators=n_models, kernel=k, prior=None), resvm_g)]:
                     if m not in methods:  # --methods: the same draws and folds, fewer searches
                         continue
                     res = pu_grid_search(est, grd, Xtr, s, cv=cv, random_state=fold_seed)
@@ -237,7 +237,8 @@ def run_speed(repeats, log):
     Xtr = np.concatenate([X[P], X[U]])
     s = np.r_[np.ones(100, int), np.zeros(1000, int)]
     X20k = X[rng.integers(0, len(X), 20000)]
-    est = RESVMClassifier(n_estimators=50, n_pos=100, max_samples=1000, C=1.0, w_pos=1.0, kernel="rbf", random_state=0)
+    est = RESVMClassifier(n_estimators=50, n_pos=100, max_samples=1000, C=1.0, w_pos=1.0, kernel="rbf", prior=None,
+                          random_state=0)
     t = time.perf_counter()
     est.fit(Xtr, s)
     first_fit = time.perf_counter() - t

@@ -146,7 +146,8 @@ def pu_data():
 @pytest.fixture(scope="module")
 def resvm(pu_data):
     Xtr, s, _, _, _ = pu_data
-    return RESVMClassifier(n_estimators=10, n_pos=20, max_samples=60, C=1.0, w_pos=2.0, random_state=0).fit(Xtr, s)
+    return RESVMClassifier(n_estimators=10, n_pos=20, max_samples=60, C=1.0, w_pos=2.0, prior=None,
+                           random_state=0).fit(Xtr, s)
 
 
 def test_resvm_fit_predict(resvm, pu_data):

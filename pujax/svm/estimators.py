@@ -103,7 +103,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
         spec = self.ensemble_spec(int(np.sum(s == 1)), int(np.sum(s == 0)))
         prior = getattr(self, "prior", None)
         if prior is not None:
-            prior = resolve_prior(prior, np.asarray(X, np.float32), s, getattr(self, "random_state", None))
+            prior = resolve_prior(prior, X, s, getattr(self, "random_state", None))
         key = as_key(getattr(self, "random_state", None))
         with progress(1, type(self).__name__, getattr(self, "verbose", False)) as bar:
             model = svm_fit(key, X, s, spec, prior=prior, vote=self._vote, devices=getattr(self, "devices", None),
@@ -311,9 +311,10 @@ class BaggingSVMClassifier(_EnsembleSVM):
         Cap on the SMO steps of every base model.
     devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
         Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
-    prior : None, "auto" or float in (0, 1), default=None
-        None: majority vote (eq. 6 with T = 0.5). A prior (or "auto", estimated): T such that a share ``prior``
-        of the unlabeled rows (at most 4096 drawn at random), scored out of bag, is predicted positive.
+    prior : None, "auto" or float in (0, 1), default="auto"
+        A prior (or "auto", estimated with :func:`pujax.prior.estimate_prior`): T such that a share ``prior``
+        of the unlabeled rows (at most 4096 drawn at random), scored out of bag, is predicted positive. None:
+        majority vote (eq. 6 with T = 0.5).
     random_state : None, int or numpy / JAX random state, default=None
         Seeds the resamples (and the rows that set the prior threshold).
     verbose : bool, default=False
@@ -354,7 +355,7 @@ class BaggingSVMClassifier(_EnsembleSVM):
     """
 
     def __init__(self, n_estimators=50, *, max_samples="auto", C=1.0, kernel="rbf", gamma="scale", degree=3,
-                 coef0=0.0, tol=1e-3, max_iter=100_000, prior=None, random_state=None, verbose=False, devices=None,
+                 coef0=0.0, tol=1e-3, max_iter=100_000, prior="auto", random_state=None, verbose=False, devices=None,
                  n_models=_DEPRECATED, n_unl=_DEPRECATED):
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -416,10 +417,10 @@ class RESVMClassifier(_EnsembleSVM):
         Cap on the SMO steps of every base model.
     devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
         Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
-    prior : None, "auto" or float in (0, 1), default=None
-        None: majority vote (eq. 6 with T = 0.5). A prior (or "auto", estimated with
-        :func:`pujax.prior.estimate_prior`): T such that a share ``prior`` of the unlabeled rows (at most 4096
-        drawn at random), each scored by the base models that did not train on it, is predicted positive.
+    prior : None, "auto" or float in (0, 1), default="auto"
+        A prior (or "auto", estimated with :func:`pujax.prior.estimate_prior`): T of eq. 6 such that a share
+        ``prior`` of the unlabeled rows (at most 4096 drawn at random), each scored by the base models that trained
+        neither on it nor on an identical row, is predicted positive. None: majority vote (T = 0.5).
     random_state : None, int or numpy / JAX random state, default=None
         Seeds the resamples (and the rows that set the prior threshold).
     verbose : bool, default=False
@@ -463,7 +464,7 @@ class RESVMClassifier(_EnsembleSVM):
     """
 
     def __init__(self, n_estimators=50, *, n_pos="auto", max_samples="auto", C=1.0, w_pos=1.0, kernel="rbf",
-                 gamma="scale", degree=3, coef0=0.0, tol=1e-3, max_iter=100_000, prior=None, random_state=None,
+                 gamma="scale", degree=3, coef0=0.0, tol=1e-3, max_iter=100_000, prior="auto", random_state=None,
                  verbose=False, devices=None, n_models=_DEPRECATED, n_unl=_DEPRECATED):
         self.n_estimators = n_estimators
         self.n_pos = n_pos

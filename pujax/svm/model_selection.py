@@ -71,14 +71,18 @@ def _fold_problems(members, folds, fold_keys, s, Xs_folds):
     return blocks
 
 
-def _fold_predictions(est, psi, inbag, tr, va, X, s, seed):
-    """Predicted labels of the validation rows from base decision values ``psi`` of the fold's rows (all N)."""
+def _fold_predictions(est, psi, inbag, tr, va, X, s, seed, priors):
+    """Predicted labels of the validation rows from base decision values ``psi`` of the fold's rows (all N);
+    ``priors`` caches the resolved prior of each (fold, prior argument)."""
     if isinstance(est, CWSVMClassifier):
         return psi[va, 0] > 0
     T = 0.5
     if est.prior is not None:
         U = tr[s[tr] == 0]
-        prior = resolve_prior(est.prior, np.asarray(X[tr], np.float32), s[tr], seed)
+        key = (tr.tobytes(), repr(est.prior))
+        if key not in priors:
+            priors[key] = resolve_prior(est.prior, X[tr], s[tr], seed)
+        prior = priors[key]
         T = prior_threshold(ensemble_scores(psi[U], ~inbag[U]), prior)
     return ensemble_scores(psi[va]) > T
 
@@ -95,6 +99,7 @@ def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, device
                          max_iter=max_iter, devices=devices)
     ests, out, col = dict(members), [], 0
     groups = np.concatenate([duplicate_groups(X) + f * N for f in range(len(folds))])  # identical rows, per fold
+    priors = {}
     identity = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
     for g_i, f, gamma, p in blocks:
         B = p.idx.shape[0]
@@ -103,7 +108,7 @@ def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, device
         tr, va = folds[f]
         psi = svm_base_decision(model, Xs_folds[f])
         inbag = in_bag(p, len(X_all), groups)[f * N:(f + 1) * N]
-        pred = _fold_predictions(ests[g_i], psi, inbag, tr, va, X, s, seed)
+        pred = _fold_predictions(ests[g_i], psi, inbag, tr, va, X, s, seed, priors)
         out.append((g_i, f, float(pu_score(s[va], pred.astype(np.int64)))))
         col += B
     return out
