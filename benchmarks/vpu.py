@@ -10,7 +10,11 @@ vmapped program) on the same PU sample; the table gives the per-seed test accura
 * VPU: ``VPUClassifier`` (d-300-300-300-300-1 ReLU MLP without BatchNorm, Adam lr ``--vpu-lr`` with moments
   0.5 / 0.99, batches of 500 P + 500 U rows, alpha 0.3, MixUp weight ``--mixup-weight``), no prior, run twice:
   with ``validation_fraction=--validation-fraction`` (the network of the epoch with the lowest variational loss on
-  the held-out PU rows, the authors' model selection) and with ``validation_fraction=0`` (last epoch).
+  the held-out PU rows, the authors' model selection) and with ``validation_fraction=0`` (last epoch; skipped with
+  ``--skip-last-epoch``). Each fitted VPU model is scored with both decision rules: ``threshold="prior"`` (the
+  default: the share of held-out unlabeled rows called positive is VPU's own prior estimate ``prior_``,
+  ``mean_U Phi / mean_P Phi``) and ``threshold="half"`` (the authors' ``Phi / max Phi > 1/2``), no refit; a
+  diagnostic row uses ``mean_U Phi / max Phi`` as the estimate.
 * nnPU: ``NNPUClassifier(prior=<true prior>)`` defaults (Kiryo et al.: the same MLP with BatchNorm, sigmoid loss,
   Adam lr 1e-3, weight decay 5e-3, batch size 30000) for ``--nnpu-epochs`` epochs.
 
@@ -79,43 +83,67 @@ def run(args):
     models = {
         f"VPU, model selection (validation_fraction={args.validation_fraction})":
             VPUClassifier(validation_fraction=args.validation_fraction, **vpu),
-        "VPU, last epoch (validation_fraction=0)": VPUClassifier(validation_fraction=0.0, **vpu),
-        "nnPU (true prior)": NNPUClassifier(prior=prior, epochs=args.nnpu_epochs, n_seeds=args.seeds,
-                                            standardize=False, random_state=args.data_seed),
+        "VPU, last epoch (validation_fraction=0)": None if args.skip_last_epoch else VPUClassifier(
+            validation_fraction=0.0, **vpu),
+        "nnPU (true prior)": None if args.skip_nnpu else NNPUClassifier(
+            prior=prior, epochs=args.nnpu_epochs, n_seeds=args.seeds, standardize=False, random_state=args.data_seed),
     }
     rows = []
     for name, est in models.items():
+        if est is None:
+            continue
         t0 = time.perf_counter()
         est.fit(X, s)
         secs = time.perf_counter() - t0
-        acc, auc, pos = _per_seed(est, Xt, yt)
-        row = {"method": name, "acc": acc, "auc": auc, "predicted_positive": pos, "seconds": secs}
+        for rule in ("prior", "half") if hasattr(est, "threshold") else (None,):
+            if rule is not None:
+                est.set_params(threshold=rule)
+            label = name if rule is None else f"{name}, threshold={rule!r}"
+            rows.append(_row(label, est, Xt, yt, secs if rule != "half" else 0.0))
         if getattr(est, "validation_loss_", None) is not None:
-            row["best_epoch"] = [int(e) for e in est.best_epoch_]
-            row["validation_loss"] = np.asarray(est.validation_loss_).round(4).tolist()
-        if hasattr(est, "history_") and "variational" in est.history_:
-            row["train_variational_last"] = [float(v) for v in est.history_["variational"][:, -1]]
-        rows.append(row)
-        print(f"{name}: acc {np.mean(acc):.2f} ± {np.std(acc, ddof=1) if len(acc) > 1 else 0:.2f}, "
-              f"auc {np.mean(auc):.2f} ({secs:.0f} s incl. compile)"
-              + (f", best epochs {row['best_epoch']}" if "best_epoch" in row else ""), flush=True)
-        if "best_epoch" in row:
-            rows.append(_held_out_normaliser(est, X, s, Xt, yt, args))
+            rows.append(_max_normaliser(est, X, s, Xt, yt, args))
     return rows, {"n_train": int(len(X)), "n_labeled": int(s.sum()), "prior": prior,
                   "test_prior": float(np.mean(yt == 1))}
 
 
-def _held_out_normaliser(est, X, s, Xt, yt, args):
-    r"""Diagnostic (not the authors' rule): the same fitted VPU networks, with :math:`\Phi` normalised by its maximum
-    over the held-out P ∪ U rows, which were not trained on, instead of over the training rows."""
+def _row(name, est, Xt, yt, secs):
+    acc, auc, pos = _per_seed(est, Xt, yt)
+    row = {"method": name, "acc": acc, "auc": auc, "predicted_positive": pos, "seconds": secs}
+    if getattr(est, "validation_loss_", None) is not None:
+        row["best_epoch"] = [int(e) for e in est.best_epoch_]
+        row["validation_loss"] = np.asarray(est.validation_loss_).round(4).tolist()
+    if hasattr(est, "seed_priors_"):
+        row["prior_estimate"] = [float(v) for v in est.seed_priors_]
+    if hasattr(est, "history_") and "variational" in est.history_:
+        row["train_variational_last"] = [float(v) for v in est.history_["variational"][:, -1]]
+    print(f"{name}: acc {np.mean(acc):.2f} ± {np.std(acc, ddof=1) if len(acc) > 1 else 0:.2f}, "
+          f"auc {np.mean(auc):.2f}, predicted positive {np.mean(pos):.2f} ({secs:.0f} s incl. compile)"
+          + (f", best epochs {row['best_epoch']}" if "best_epoch" in row else "")
+          + (f", prior estimates {np.round(row['prior_estimate'], 4).tolist()}" if "prior_estimate" in row else ""),
+          flush=True)
+    return row
+
+
+def _max_normaliser(est, X, s, Xt, yt, args):
+    r"""Diagnostic (not an estimator option): the same fitted VPU networks with the prior estimated as
+    :math:`\mathrm{mean}_U \Phi / \max\Phi` (held-out U rows, maximum over the training rows; the class posterior's
+    mean under irreducibility) instead of ``prior_`` (:math:`\mathrm{mean}_U \Phi / \mathrm{mean}_P \Phi`), and the
+    threshold that calls that share of the held-out U rows positive."""
     from pujax.neural.vpu import validation_split
 
-    _, _, p_val, u_val = validation_split(args.data_seed, s, args.validation_fraction)
-    d_val = est.seed_decision_function(X[np.r_[p_val, u_val]])
-    acc, auc, pos = _per_seed(est, Xt, yt, shift=d_val.max(axis=1) - np.log(2.0))
-    print(f"  same networks, max Phi over the held-out rows: acc {np.mean(acc):.2f}", flush=True)
-    return {"method": "same VPU networks, Phi / max over the held-out rows > 1/2 (diagnostic)", "acc": acc,
-            "auc": auc, "predicted_positive": pos, "seconds": 0.0}
+    _, _, _, u_val = validation_split(args.data_seed, s, args.validation_fraction)
+    rule = est.threshold
+    est.set_params(threshold="half")
+    lp_u = est.seed_decision_function(X[u_val]) + est.log_phi_max_[:, None] - np.log(2.0)
+    prior = np.minimum(np.exp(lp_u - est.log_phi_max_[:, None]), 1.0).mean(1)
+    cut = np.array([np.quantile(lu, 1.0 - pk) for lu, pk in zip(lp_u, prior)])
+    acc, auc, pos = _per_seed(est, Xt, yt, shift=cut - est.log_phi_max_ + np.log(2.0))
+    est.set_params(threshold=rule)
+    print(f"  same networks, prior mean_U Phi / max Phi {np.round(prior, 4).tolist()}: acc {np.mean(acc):.2f}, "
+          f"predicted positive {np.mean(pos):.2f}", flush=True)
+    return {"method": "same VPU networks, share mean_U Phi / max Phi of held-out U positive (diagnostic)",
+            "acc": acc, "auc": auc, "predicted_positive": pos, "seconds": 0.0,
+            "prior_estimate": [float(v) for v in prior]}
 
 
 def render(rows, info, args, head) -> str:
@@ -141,6 +169,8 @@ def render(rows, info, args, head) -> str:
     out.append("")
     for r in rows:
         extra = f"; selected epochs (0-based) {r['best_epoch']}" if "best_epoch" in r else ""
+        if "prior_estimate" in r:
+            extra += "; prior estimates prior_ " + ", ".join(f"{v:.4f}" for v in r["prior_estimate"])
         out.append(f"- {r['method']}: per seed " + ", ".join(f"{a:.2f}" for a in r["acc"]) + extra)
     out += ["", "The paper's numbers (Chen et al. 2020, the authors' README; no MNIST run there), test accuracy %: "
             + "; ".join(f"{k}: VPU {v[0]}, nnPU {v[1]}" for k, v in PAPER.items()) + ".", ""]
@@ -174,6 +204,8 @@ def main(argv=None):
     p.add_argument("--vpu-lr-halving", type=int, default=None, help="halve VPU's step size every that many epochs "
                    "(default: never; --full: 20)")
     p.add_argument("--validation-fraction", type=float, default=0.1)
+    p.add_argument("--skip-last-epoch", action="store_true", help="do not fit VPU with validation_fraction=0")
+    p.add_argument("--skip-nnpu", action="store_true", help="do not fit nnPU")
     p.add_argument("--seeds", type=int, default=None, help="default 1 (--full: 5)")
     p.add_argument("--data-seed", type=int, default=0)
     p.add_argument("--out", default=None, help="write the markdown here (and the numbers to its .json sibling)")

@@ -112,17 +112,42 @@ def toy():
 
 def test_learns_separable_gaussians_without_a_prior(toy):
     X, s, X_te, y_te, clf = toy
-    assert "prior" not in clf.get_params() and not hasattr(clf, "prior_")
-    assert clf.score(X_te, y_te) >= 0.95
-    proba = clf.predict_proba(X_te)
-    assert np.all((proba >= 0) & (proba <= 1)) and np.allclose(proba.sum(axis=1), 1)
-    np.testing.assert_array_equal(proba[:, 1] > 0.5, clf.predict(X_te) == 1)
+    assert "prior" not in clf.get_params() and clf.threshold == "prior"
+    for rule in ("prior", "half"):  # the rule is read at prediction time: no refit
+        clf.set_params(threshold=rule)
+        assert clf.score(X_te, y_te) >= 0.95
+        proba = clf.predict_proba(X_te)
+        assert np.all((proba >= 0) & (proba <= 1)) and np.allclose(proba.sum(axis=1), 1)
+        np.testing.assert_array_equal(proba[:, 1] > 0.5, clf.predict(X_te) == 1)
+    clf.set_params(threshold="half")
     assert clf.history_["loss"].shape == (1, KW["epochs"]) and np.all(np.isfinite(clf.history_["loss"]))
     # the normaliser is the maximum over the training rows (the held-out ones excluded): none scores above it
     p_tr, u_tr, p_val, u_val = validation_split(0, s, 0.1)
     assert np.max(clf.decision_function(X[np.r_[p_tr, u_tr]])) == pytest.approx(np.log(2.0), abs=1e-5)
     assert clf.validation_loss_.shape == (1, KW["epochs"])
     assert clf.best_epoch_[0] == np.argmin(clf.validation_loss_[0])
+    clf.set_params(threshold="prior")
+
+
+def test_prior_rule_matches_numpy(toy):
+    """prior_ = min(1, mean_U Phi / mean_P Phi) over the held-out rows; the threshold calls that share of all U rows
+    positive."""
+    X, s, X_te, y_te, clf = toy
+    _, _, p_val, u_val = validation_split(0, s, 0.1)
+    clf.set_params(threshold="half")
+    lp, log_phi = (clf.seed_decision_function(X[i])[0] + clf.log_phi_max_[0] - np.log(2.0) for i in (p_val, u_val))
+    d_te = clf.decision_function(X_te)
+    clf.set_params(threshold="prior")
+    prior = min(1.0, np.mean(np.exp(log_phi)) / np.mean(np.exp(lp)))
+    assert clf.prior_ == pytest.approx(prior, rel=1e-5) and clf.seed_priors_ == pytest.approx([prior], rel=1e-5)
+    u_all = np.flatnonzero(s == 0)
+    log_phi_all = clf.seed_decision_function(X[u_all])[0] + clf.log_phi_threshold_[0]
+    assert clf.log_phi_threshold_[0] == pytest.approx(np.quantile(log_phi_all, 1 - prior), abs=1e-5)
+    assert abs(np.mean(clf.predict(X[u_all])) - prior) <= 1.0 / len(u_all) + 1e-9
+    # the two rules share the network: decision values differ by a constant
+    shift = clf.log_phi_threshold_[0] - clf.log_phi_max_[0] + np.log(2.0)
+    np.testing.assert_allclose(clf.decision_function(X_te), d_te - shift, rtol=1e-6, atol=1e-6)
+    assert 0.2 <= clf.prior_ <= 0.6  # true prior 0.4 (40 held-out rows)
 
 
 def test_same_random_state_same_model_and_the_core_agrees(toy):
@@ -155,7 +180,7 @@ def test_prediction_of_a_row_does_not_depend_on_the_batch(toy):
     ("alpha", 0.0, "alpha"), ("mixup_weight", -1.0, "mixup_weight"), ("learning_rate", 0.0, "learning_rate"),
     ("epochs", 0, "epochs"), ("batch_size", 0, "batch_size"), ("standardize", "yes", "standardize"),
     ("validation_fraction", 1.0, "validation_fraction"), ("validation_fraction", -0.1, "validation_fraction"),
-    ("validation_fraction", "0.1", "validation_fraction"),
+    ("validation_fraction", "0.1", "validation_fraction"), ("threshold", "mean", "threshold"),
 ])
 def test_bad_parameters_name_the_argument(toy, param, value, match):
     X, s, *_ = toy
@@ -267,13 +292,23 @@ def test_estimator_exposes_the_selection_and_held_out_rows_are_not_trained_on(se
         last = VPUClassifier(validation_fraction=off, **kw).fit(X[keep], s[keep])
         assert last.validation_loss_ is None and list(last.best_epoch_) == [N_EPOCHS - 1] * len(keys)
         np.testing.assert_allclose(last.history_["loss"], hist["loss"], rtol=1e-5, atol=1e-6)
+    # without held-out rows the prior and the threshold come from the training U rows (numpy re-derivation)
+    s_keep = s[keep]
+    for k in range(len(keys)):
+        v = jax.tree.map(lambda a: np.asarray(a)[k], last.variables_)
+        lu, lp = (_np_linear_log_phi(v, X[keep][s_keep == c]) for c in (0, 1))
+        prior = min(1.0, np.mean(np.exp(lu)) / np.mean(np.exp(lp)))
+        assert last.seed_priors_[k] == pytest.approx(prior, rel=1e-4, abs=1e-6)
+        assert last.log_phi_threshold_[k] == pytest.approx(np.quantile(lu, 1 - prior), abs=1e-4)
+    assert last.prior_ == pytest.approx(np.mean(last.seed_priors_))
 
 
 def test_fixed_steps_per_epoch_draw_batches_from_fresh_shuffles():
     from pujax.neural.vpu import _epoch_indices
 
-    for n_u, steps, b in ((50, 3, 10), (50, 4, 20)):  # one shuffle is enough / two shuffles are needed
-        idx_u, idx_p = _epoch_indices(jax.random.PRNGKey(1), 7, n_u, b, steps)
+    for n_u, steps, b in ((50, 4, 20),):  # the first shuffle is used up, a second one is started
+        layout = jax.jit(_epoch_indices, static_argnums=(1, 2, 3, 4))  # one compile instead of op-by-op dispatch
+        idx_u, idx_p = layout(jax.random.PRNGKey(1), 7, n_u, b, steps)
         idx_u, idx_p = np.asarray(idx_u), np.asarray(idx_p)
         assert idx_u.shape == idx_p.shape == (steps, b)
         first = idx_u.ravel()[:n_u]  # the first shuffle: no row twice, every row once when it is used up

@@ -329,8 +329,10 @@ class VPUClassifier(_NeuralPUBase):
     rows with the variational loss :math:`\log E_U[\Phi] - E_P[\log\Phi]` plus ``mixup_weight`` times the MixUp
     regulariser :math:`E[(\log\tilde y - \log\Phi(\tilde x))^2]`, :math:`\tilde x = \gamma x_p + (1-\gamma) x_u`,
     :math:`\tilde y = \gamma + (1-\gamma)\Phi(x_u)`, :math:`\gamma \sim \mathrm{Beta}(\alpha, \alpha)`
-    (:mod:`pujax.neural.vpu`). A row is positive iff :math:`\Phi(x) / \max_{train}\Phi > 1/2`, the maximum taken over
-    the training rows after fitting and stored, so predictions of a row do not depend on the other rows. The fitted
+    (:mod:`pujax.neural.vpu`). Since :math:`\Phi \propto P(y=1 \mid x) / \pi` at the optimum, the ratio of the
+    means of :math:`\Phi` over unlabeled and over labeled positive rows estimates the class prior (``prior_``); by
+    default a row is positive iff :math:`\Phi(x)` exceeds the threshold that calls that share of the unlabeled rows
+    positive (``threshold``). Both are fitted and stored, so predictions of a row do not depend on the other rows. The fitted
     network is the one of the epoch with the lowest variational loss on held-out PU rows (``validation_fraction``;
     the authors' model selection), else the last epoch's.
 
@@ -357,6 +359,12 @@ class VPUClassifier(_NeuralPUBase):
         held-out loss is checked after every epoch.
     lr_halving_epochs : int or None, default=None
         Halve the step size after every that many epochs (the authors: 20); None: constant.
+    threshold : {"prior", "half"}, default="prior"
+        Decision rule. ``"prior"``: positive iff :math:`\log\Phi(x) > t`, :math:`t` the
+        :math:`(1 - \hat\pi)`-quantile of :math:`\log\Phi` over all unlabeled rows and :math:`\hat\pi` = ``prior_`` =
+        :math:`\min(1, \mathrm{mean}_U \Phi / \mathrm{mean}_P \Phi)` over the held-out (else training) unlabeled
+        and labeled positive rows; ``"half"``: positive iff :math:`\Phi(x) / \Phi_{max} > 1/2` (the authors'
+        evaluation). Neither uses a given class prior.
     validation_fraction : float in [0, 1) or None, default=0.1
         Share of the labeled positives and of the unlabeled rows held out (stratified by ``y``, drawn from
         ``random_state``; at least one row of each class) and not trained on. After every epoch the variational loss
@@ -383,7 +391,13 @@ class VPUClassifier(_NeuralPUBase):
     variables_ : dict
         ``{"params": ..., "batch_stats": ...}`` nested dicts of numpy arrays with a leading seed axis.
     log_phi_max_ : ndarray of shape (n_seeds_,)
-        :math:`\max_i \log\Phi(x_i)` over the training rows, per seed (the normaliser of the decision rule).
+        :math:`\max_i \log\Phi(x_i)` over the training rows, per seed (the normaliser of :math:`\Phi`).
+    prior_ : float
+        Class prior estimate :math:`\hat\pi`, mean over seeds of :attr:`seed_priors_`.
+    seed_priors_ : ndarray of shape (n_seeds_,)
+        :math:`\hat\pi` of every seed.
+    log_phi_threshold_ : ndarray of shape (n_seeds_,)
+        :math:`t` of every seed (the ``"prior"`` rule).
     history_ : dict of ndarray
         Per-epoch means of ``"loss"``, ``"variational"`` and ``"mixup"``, shape ``(n_seeds, epochs)``.
     validation_loss_ : ndarray of shape (n_seeds_, n_iter_) or None
@@ -401,8 +415,8 @@ class VPUClassifier(_NeuralPUBase):
     ----------
     .. [1] H. Chen, F. Liu, Y. Wang, L. Zhao and H. Wu, "A Variational Approach for Learning from Positive and
        Unlabeled Data", NeurIPS 2020 (arXiv:1906.00642): the variational loss of its variational principle and the
-       MixUp-based consistency regulariser (equation numbers not verified here); defaults, the Adam moments and the
-       ``Phi / max Phi > 1/2`` evaluation rule follow the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``,
+       MixUp-based consistency regulariser and the optimum :math:`\Phi \propto P(y=1 \mid x)` (equation numbers not verified here: the paper is not in the project's library); defaults,
+       the Adam moments and the ``Phi / max Phi > 1/2`` evaluation rule follow the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``,
        ``run.py``).
 
     Examples
@@ -421,6 +435,7 @@ class VPUClassifier(_NeuralPUBase):
 
     _needs_prior = False
     _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "log_phi_max_": "f[n_seeds_]", "history_": "tree",
+                      "prior_": "float", "seed_priors_": "f[n_seeds_]", "log_phi_threshold_": "f[n_seeds_]",
                       "n_iter_": "int", "mean_": "f[n_features_in_]|none", "scale_": "f[n_features_in_]|none",
                       "validation_loss_": "f[n_seeds_,n_iter_]|none", "best_epoch_": "i[n_seeds_]"}
     _expected_failed_checks = {
@@ -429,7 +444,7 @@ class VPUClassifier(_NeuralPUBase):
     }
 
     def __init__(self, model="mlp", *, alpha=0.3, mixup_weight=0.03, epochs=50, batch_size=500, learning_rate=3e-4,
-                 steps_per_epoch=None, lr_halving_epochs=None, validation_fraction=0.1, standardize=True, n_seeds=1,
+                 steps_per_epoch=None, lr_halving_epochs=None, threshold="prior", validation_fraction=0.1, standardize=True, n_seeds=1,
                  model_kwargs=None, random_state=None, verbose=False, devices=None):
         self.model = model
         self.alpha = alpha
@@ -439,6 +454,7 @@ class VPUClassifier(_NeuralPUBase):
         self.learning_rate = learning_rate
         self.steps_per_epoch = steps_per_epoch
         self.lr_halving_epochs = lr_halving_epochs
+        self.threshold = threshold
         self.validation_fraction = validation_fraction
         self.standardize = standardize
         self.n_seeds = n_seeds
@@ -460,6 +476,7 @@ class VPUClassifier(_NeuralPUBase):
         """Validate the hyper-parameters (no data needed); return ``(epochs, n_seeds)``."""
         check_bool(self.standardize, "standardize")
         check_bool(self.verbose, "verbose")
+        check_in(self.threshold, "threshold", ("prior", "half"))
         check_float(self.validation_fraction, "validation_fraction", low=0.0, high=1.0, closed="left",
                     allow_none=True)
         self._config()
@@ -485,6 +502,9 @@ class VPUClassifier(_NeuralPUBase):
         self.n_seeds_ = n_seeds
         self.variables_ = _to_numpy_tree(model.variables)
         self.log_phi_max_ = np.asarray(model.log_phi_max, np.float64)
+        self.seed_priors_ = np.asarray(model.prior, np.float64)
+        self.prior_ = float(np.mean(self.seed_priors_))
+        self.log_phi_threshold_ = np.asarray(model.log_phi_threshold, np.float64)
         self.history_ = {k: np.asarray(v, np.float64) for k, v in hist.items()}
         self.validation_loss_ = None if val is None else np.asarray(val, np.float64)
         self.best_epoch_ = np.asarray(best, np.int64)
@@ -506,17 +526,23 @@ class VPUClassifier(_NeuralPUBase):
         return _vpu_compiled("finish", cfg)(state, *data), hist
 
     def seed_decision_function(self, X: ArrayLike) -> np.ndarray:
-        r"""Decision values :math:`\log\Phi(x) - \log\Phi_{max} + \log 2` of every seed, shape ``(n_seeds, n)``."""
+        r"""Decision values of every seed, shape ``(n_seeds, n)``: :math:`\log\Phi(x) - t` (``threshold="prior"``)
+        or :math:`\log\Phi(x) - \log\Phi_{max} + \log 2` (``"half"``)."""
         g = self._seed_scores(X).astype(np.float64)
-        return -np.logaddexp(0.0, -g) - self.log_phi_max_[:, None] + np.log(2.0)
+        if self.threshold == "half":
+            cut = self.log_phi_max_ - np.log(2.0)
+        else:
+            cut = self.log_phi_threshold_
+        return -np.logaddexp(0.0, -g) - cut[:, None]
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """Mean decision value over seeds; > 0 (``Phi / Phi_max > 1/2`` for one seed) means class 1."""
+        """Mean decision value over seeds; > 0 means class 1."""
         return self.seed_decision_function(X).mean(axis=0)
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """``[1 - p, p]`` with ``p = Phi(x) / Phi_max`` (geometric mean over seeds) up to 0.9 and saturating to 1
-        above (strictly increasing, so ``p > 1/2`` exactly where :meth:`predict` says class 1)."""
+        """``[1 - p, p]`` with ``u = exp(decision_function(X)) / 2`` (``Phi(x) / Phi_max`` for ``threshold="half"``,
+        ``Phi(x) / (2 exp(t))`` for ``"prior"``; geometric mean over seeds): ``p = u`` up to 0.9, saturating to 1
+        above (strictly increasing, so ``p > 1/2`` exactly where :meth:`predict` says class 1). Not calibrated."""
         u = np.exp(np.minimum(self.decision_function(X) - np.log(2.0), 50.0))
         p1 = _normalized_phi_to_proba(u)
         return np.stack([1.0 - p1, p1], axis=1)

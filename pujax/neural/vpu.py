@@ -22,10 +22,20 @@ restarts Adam's moments then, which is not done here). Optimiser: Adam with the 
 ``b1 = 0.5, b2 = 0.99`` and a constant step size. Both forward passes of a step run the model in training mode
 (BatchNorm statistics are updated by the P ∪ U batch, then by the mixed batch).
 
-Decision rule (the authors' evaluation): :math:`\Phi` is normalised by its maximum over the training rows,
-:math:`\log\Phi_{max} = \max_i \log\Phi(x_i)` (model in evaluation mode, stored in :class:`VPUModel`), and a row is
-positive iff :math:`\Phi(x) / \Phi_{max} > 1/2`; the decision value is
-:math:`\log\Phi(x) - \log\Phi_{max} + \log 2`.
+Decision rules. The variational loss does not change when :math:`\Phi` is scaled, and its minimiser is
+:math:`\Phi \propto p(x \mid y = 1) / p(x) = P(y = 1 \mid x) / \pi`. Hence
+:math:`E_U[\Phi] / E_P[\Phi] = \pi / E_{x \sim p(x|y=1)}[P(y=1 \mid x)]`, the class prior when the labeled positives
+are certain positives (an upper bound otherwise), estimated as
+:math:`\hat\pi = \min(1, \mathrm{mean}_u \Phi(x_u) / \mathrm{mean}_p \Phi(x_p))` over the held-out unlabeled and
+positive rows (the training ones without model selection). ``"prior"``: a row is positive iff
+:math:`\log\Phi(x) > t`, with :math:`t` the :math:`(1 - \hat\pi)`-quantile of :math:`\log\Phi` over all unlabeled
+rows, held-out and training (linear interpolation; more rows than the held-out ones alone, whose quantile is coarse
+on small data), so that a share :math:`\hat\pi` of them is called positive; decision value
+:math:`\log\Phi(x) - t`. ``"half"`` (the authors' evaluation): :math:`\Phi` is normalised by its maximum over the
+training rows, :math:`\log\Phi_{max} = \max_i \log\Phi(x_i)` (evaluation mode), and a row is positive iff
+:math:`\Phi(x) / \Phi_{max} > 1/2`; decision value :math:`\log\Phi(x) - \log\Phi_{max} + \log 2`. (Under
+irreducibility :math:`\mathrm{mean}_u \Phi / \Phi_{max}` also estimates :math:`\pi`; it depends on one extreme row and
+underestimates :math:`\pi` on MNIST, ``benchmarks/results/vpu.md``.)
 
 Differences from the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``): U is the rows with ``s = 0`` (the
 estimators' case-control convention; their U loader holds every training image); an epoch is one pass over U
@@ -77,6 +87,7 @@ __all__ = [
     "vpu_fit",
     "vpu_fit_many",
     "vpu_decision",
+    "prior_threshold",
 ]
 
 
@@ -95,10 +106,13 @@ class VPUConfig:
 
 
 class VPUModel(NamedTuple):
-    """A fitted VPU model: flax ``variables`` and the maximum of :math:`\\log\\Phi` over the training rows."""
+    """A fitted VPU model: flax ``variables``, the maximum of :math:`\\log\\Phi` over the training rows, the prior
+    estimate :math:`\\hat\\pi` and the :math:`\\log\\Phi` threshold :math:`t` of the ``"prior"`` rule."""
 
     variables: dict
     log_phi_max: jax.Array
+    prior: jax.Array
+    log_phi_threshold: jax.Array
 
 
 def make_vpu_config(model: str | nn.Module = "mlp", alpha: float = 0.3, mixup_weight: float = 0.03,
@@ -296,12 +310,29 @@ def _run_epochs(cfg: VPUConfig, state, gammas, Xp, Xu, val=None):
     return jax.lax.scan(epoch, state, gammas)
 
 
-def _finish(cfg: VPUConfig, state, Xp, Xu) -> VPUModel:
-    r"""The model: the selected (else the last) variables and :math:`\max_i \log\Phi(x_i)` over the training rows
-    ``Xp`` ∪ ``Xu`` (evaluation mode)."""
+def _finish(cfg: VPUConfig, state, Xp, Xu, val=None) -> VPUModel:
+    r"""The model: the selected (else the last) variables, :math:`\max_i \log\Phi(x_i)` over the training rows
+    ``Xp`` ∪ ``Xu`` (evaluation mode), and :func:`prior_threshold`: the prior estimated on the held-out rows
+    ``val = (Xp_val, Xu_val)`` (None: on ``Xp`` and ``Xu``), the threshold over all unlabeled rows."""
     variables = state.get("best_variables", state["variables"])
-    g = jnp.maximum(jnp.max(predict_scores(cfg, variables, Xp)), jnp.max(predict_scores(cfg, variables, Xu)))
-    return VPUModel(variables, jax.nn.log_sigmoid(g))
+    lp, lu = (jax.nn.log_sigmoid(predict_scores(cfg, variables, A)) for A in (Xp, Xu))
+    log_phi_max = jnp.maximum(jnp.max(lp), jnp.max(lu))
+    if val is None:
+        return VPUModel(variables, log_phi_max, *prior_threshold(lp, lu))
+    lp_val, lu_val = (jax.nn.log_sigmoid(predict_scores(cfg, variables, A)) for A in val)
+    return VPUModel(variables, log_phi_max, *prior_threshold(lp_val, lu_val, jnp.concatenate([lu, lu_val])))
+
+
+def prior_threshold(log_phi_p: jax.Array, log_phi_u: jax.Array,
+                    log_phi_cut: jax.Array | None = None) -> tuple[jax.Array, jax.Array]:
+    r"""The prior estimate :math:`\hat\pi = \min(1, \mathrm{mean}_u \Phi / \mathrm{mean}_p \Phi)` of ``log_phi_p``
+    and ``log_phi_u`` (in log space) and the threshold :math:`t`, the :math:`(1 - \hat\pi)`-quantile of
+    ``log_phi_cut`` (default ``log_phi_u``; linear interpolation), above which a share :math:`\hat\pi` of those
+    rows lies."""
+    log_ratio = (jax.nn.logsumexp(log_phi_u) - math.log(log_phi_u.shape[0])
+                 - jax.nn.logsumexp(log_phi_p) + math.log(log_phi_p.shape[0]))
+    prior = jnp.exp(jnp.minimum(log_ratio, 0.0))
+    return prior, jnp.quantile(log_phi_u if log_phi_cut is None else log_phi_cut, 1.0 - prior)
 
 
 def _parts(X, p_idx, u_idx, pv_idx, uv_idx):
@@ -316,12 +347,13 @@ def _program(cfg: VPUConfig):
         state, hist = _run_epochs(cfg, _init(key, X, cfg, val is not None), gammas, Xp, Xu, val)
         if val is not None:
             hist["best_epoch"] = state["best_epoch"]
-        return _finish(cfg, state, Xp, Xu), hist
+        return _finish(cfg, state, Xp, Xu, val), hist
 
     return run
 
 
 _DATA_AXES = (None, None, None, None, None)
+
 
 
 def _compiled(kind: str, cfg: VPUConfig):
@@ -340,7 +372,7 @@ def _compiled(kind: str, cfg: VPUConfig):
         return _cached("vpu_epochs", cfg, 0, lambda: jax.jit(jax.vmap(run, in_axes=(0, 0, *_DATA_AXES))))
     if kind == "finish":
         return _cached("vpu_finish", cfg, 0, lambda: jax.jit(jax.vmap(
-            lambda st, *data: _finish(cfg, st, *_parts(*data)[:2]), in_axes=(0, *_DATA_AXES))))
+            lambda st, *data: _finish(cfg, st, *_parts(*data)), in_axes=(0, *_DATA_AXES))))
     raise ValueError(kind)  # pragma: no cover
 
 
@@ -429,7 +461,12 @@ def vpu_fit(key: KeyLike, X: ArrayLike, s: ArrayLike, **kwargs: Any) -> tuple[VP
     return jax.tree.map(lambda a: a[0], (model, hist))
 
 
-def vpu_decision(cfg: VPUConfig, model: VPUModel, X: ArrayLike) -> jax.Array:
-    r"""Decision values :math:`\log\Phi(x) - \log\Phi_{max} + \log 2` of one model (> 0: positive)."""
-    g = predict_scores(cfg, model.variables, jnp.asarray(X))
-    return jax.nn.log_sigmoid(g) - model.log_phi_max + math.log(2.0)
+def vpu_decision(cfg: VPUConfig, model: VPUModel, X: ArrayLike, threshold: str = "prior") -> jax.Array:
+    r"""Decision values of one model (> 0: positive): :math:`\log\Phi(x) - t` (``threshold="prior"``) or
+    :math:`\log\Phi(x) - \log\Phi_{max} + \log 2` (``"half"``, the authors' rule)."""
+    log_phi = jax.nn.log_sigmoid(predict_scores(cfg, model.variables, jnp.asarray(X)))
+    if threshold == "half":
+        return log_phi - model.log_phi_max + math.log(2.0)
+    if threshold == "prior":
+        return log_phi - model.log_phi_threshold
+    raise ValueError(f"threshold={threshold!r} is not valid; choose 'prior' or 'half'.")
