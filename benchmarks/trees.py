@@ -27,6 +27,7 @@ from benchmarks._common import RESULTS, data_dir, header, load_average, select_d
 
 PAPER_ACC = {  # PU ET nnPU quadratic, accuracy % (Table 2 / 4); SupervisedET in Table 4
     "mnist": 93.60, "mushroom": 99.70, "covtype_sample": 76.51, "unsw_nb15": 82.24, "news20": 83.34,
+    "cifar10": 79.74,
 }
 PAPER_TABLE2 = {  # (risk, loss) -> accuracy %
     "mnist": {("upu", "quadratic"): 50.74, ("upu", "logistic"): 89.05, ("nnpu", "quadratic"): 93.60,
@@ -120,7 +121,7 @@ def load_sets(names):
     out = {}
     for name in names:
         try:
-            if name in ("mnist", "news20"):
+            if name in ("mnist", "news20", "cifar10"):
                 Xtr, ytr = load(name, data_dir=dd, split="train")
                 Xte, yte = load(name, data_dir=dd, split="test")
                 out[name] = _pu_split(Xtr, ytr, Xte=Xte, yte=yte)
@@ -241,6 +242,8 @@ def main(argv=None):
     ap.add_argument("--skip-large", action="store_true", help="skip section 4")
     ap.add_argument("--sections", default="1234", help="which sections to run, e.g. 12")
     ap.add_argument("--out", default=None, help="results file name in benchmarks/results (default trees.md)")
+    ap.add_argument("--sets", default=None, help="comma list of real data sets for sections 2-3 (default: mnist, "
+                    "mushroom, covtype_sample, unsw_nb15, news20; also cifar10)")
     args = ap.parse_args(argv)
     select_device(args.device)
     lines = [header("PU Extra Trees (issue 3)"),
@@ -251,6 +254,8 @@ def main(argv=None):
     if "2" in args.sections or "3" in args.sections:
         names = ["mnist", "mushroom"] if args.quick else ["mnist", "mushroom", "covtype_sample", "unsw_nb15",
                                                           "news20"]
+        if args.sets:
+            names = [x.strip() for x in args.sets.split(",") if x.strip()]
         sets = load_sets(names)
     if "2" in args.sections:
         real(sets, args.quick, lines)
