@@ -39,7 +39,19 @@ LONG_FIRST = (
 )
 
 
+def _vpu_conformance_beyond_core(item):
+    if "test_scikit_learn_estimator_checks[VPUClassifier" not in item.nodeid:
+        return False
+    from test_sklearn_conformance import VPU_CORE_CHECKS
+
+    return not any(f"-{name}" in item.nodeid or f"{name}(" in item.nodeid for name in VPU_CORE_CHECKS)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _vpu_conformance_beyond_core(item):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: not any(name in item.nodeid for name in LONG_FIRST))  # stable: the rest keep order
     try:
         import jax

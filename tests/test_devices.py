@@ -76,10 +76,9 @@ def run_processes(jobs, n_processes, tmp_path, timeout=900):
 
 def test_methods_on_several_devices_and_two_processes(tmp_path):
     """A psum over rows, the PU forest (rows of every level sharded), Ada-PU (rows sharded), nnPU fit_many (seeds
-    split), RESVM (base models split), 2-HNC (kNN blocks, lambda lanes) and prior bootstraps (resamples split): every
-    device of one process (4), one device, and two processes (2 devices each, 4 global devices) agree. One launch
-    of each runs every job (the processes' start-up is the costly part)."""
-    jobs = ["psum", "forest", "adapu", "nnpu", "svm", "hnc", "prior"]
+    split) and prior bootstraps (resamples split): every device of one process (4), one device, and two processes
+    (2 devices each, 4 global devices) agree. One launch of each runs every job (start-up is the costly part)."""
+    jobs = ["psum", "forest", "adapu", "nnpu", "prior"]
     one = run_processes(jobs, 1, tmp_path)
     two = run_processes(jobs, 2, tmp_path)
     assert int(two["psum.n_devices"]) == 4 and int(one["psum.n_devices"]) == 4
@@ -110,14 +109,23 @@ def test_methods_on_several_devices_and_two_processes(tmp_path):
     # the same layout (one seed per device) in one process or two
     np.testing.assert_allclose(two["nnpu.scores_all"], one["nnpu.scores_all"], atol=0.05)
     assert np.mean((two["nnpu.scores_all"] > 0) == (one["nnpu.scores_all"] > 0)) >= 0.99
-    # RESVM: every base model is solved on one device by the same program; only the kernel rounding of the
-    # per-device blocks differs
-    for run in (one, two):
-        np.testing.assert_allclose(run["svm.decision_all"], one["svm.decision_one"], rtol=1e-5, atol=1e-4)
     # prior bootstraps: resample b draws the same rows on any number of devices
     for method in ("bbe", "tice"):
         for run in (one, two):
             np.testing.assert_allclose(run[f"prior.{method}_all"], one[f"prior.{method}_one"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_svm_and_hnc_on_several_devices_and_two_processes(tmp_path):
+    """RESVM (base models split) and 2-HNC (kNN blocks, lambda lanes) across two processes; on one process with
+    several devices they are also checked in test_svm and test_graph (default suite)."""
+    jobs = ["svm", "hnc"]
+    one = run_processes(jobs, 1, tmp_path)
+    two = run_processes(jobs, 2, tmp_path)
+    # RESVM: every base model is solved on one device by the same program; only the kernel rounding of the
+    # per-device blocks differs
+    for run in (one, two):
+        np.testing.assert_allclose(run["svm.decision_all"], one["svm.decision_one"], rtol=1e-5, atol=1e-4)
     # 2-HNC: integer cuts, identical labels
     for key in ("labels", "predict"):
         np.testing.assert_array_equal(one[f"hnc.{key}_all"], one[f"hnc.{key}_one"])

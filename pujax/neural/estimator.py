@@ -332,9 +332,9 @@ class VPUClassifier(_NeuralPUBase):
     (:mod:`pujax.neural.vpu`). Since :math:`\Phi \propto P(y=1 \mid x) / \pi` at the optimum, the ratio of the
     means of :math:`\Phi` over unlabeled and over labeled positive rows estimates the class prior (``prior_``); by
     default a row is positive iff :math:`\Phi(x)` exceeds the threshold that calls that share of the unlabeled rows
-    positive (``threshold``). Both are fitted and stored, so predictions of a row do not depend on the other rows. The fitted
-    network is the one of the epoch with the lowest variational loss on held-out PU rows (``validation_fraction``;
-    the authors' model selection), else the last epoch's.
+    positive (``threshold``). Both are fitted and stored, so predictions of a row do not depend on the other rows.
+    The fitted network is the one of the epoch with the lowest variational loss on held-out PU rows
+    (``validation_fraction``; the authors' model selection), else the last epoch's.
 
     Parameters
     ----------
@@ -415,8 +415,9 @@ class VPUClassifier(_NeuralPUBase):
     ----------
     .. [1] H. Chen, F. Liu, Y. Wang, L. Zhao and H. Wu, "A Variational Approach for Learning from Positive and
        Unlabeled Data", NeurIPS 2020 (arXiv:1906.00642): the variational loss of its variational principle and the
-       MixUp-based consistency regulariser and the optimum :math:`\Phi \propto P(y=1 \mid x)` (equation numbers not verified here: the paper is not in the project's library); defaults,
-       the Adam moments and the ``Phi / max Phi > 1/2`` evaluation rule follow the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``,
+       MixUp-based consistency regulariser and the optimum :math:`\Phi \propto P(y=1 \mid x)` (equation numbers
+       not verified here: the paper is not in the project's library); defaults, the Adam moments and the
+       ``Phi / max Phi > 1/2`` evaluation rule follow the authors' code (github.com/HC-Feynman/vpu, ``vpu.py``,
        ``run.py``).
 
     Examples
@@ -444,8 +445,8 @@ class VPUClassifier(_NeuralPUBase):
     }
 
     def __init__(self, model="mlp", *, alpha=0.3, mixup_weight=0.03, epochs=50, batch_size=500, learning_rate=3e-4,
-                 steps_per_epoch=None, lr_halving_epochs=None, threshold="prior", validation_fraction=0.1, standardize=True, n_seeds=1,
-                 model_kwargs=None, random_state=None, verbose=False, devices=None):
+                 steps_per_epoch=None, lr_halving_epochs=None, threshold="prior", validation_fraction=0.1,
+                 standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None):
         self.model = model
         self.alpha = alpha
         self.mixup_weight = mixup_weight
