@@ -33,24 +33,25 @@ def rng():
 # them is left running alone at the end of the suite.
 LONG_FIRST = (
     "test_devices.py::test_methods_on_several_devices_and_two_processes",
-    "test_feature_selection.py::test_candidates_split_across_two_cpu_devices_equal_one_device",
     "test_fuzz.py::test_clear_error_or_valid_prediction",
     "test_neural.py::test_cnn_runs_through_same_api",
 )
 
 
-def _vpu_conformance_beyond_core(item):
-    if "test_scikit_learn_estimator_checks[VPUClassifier" not in item.nodeid:
+def _conformance_beyond_core(item):
+    if "test_scikit_learn_estimator_checks[" not in item.nodeid:
         return False
-    from test_sklearn_conformance import VPU_CORE_CHECKS
+    from test_sklearn_conformance import CORE_CHECKS, CORE_ONLY
 
-    return not any(f"-{name}" in item.nodeid or f"{name}(" in item.nodeid for name in VPU_CORE_CHECKS)
+    if not any(f"[{name}(" in item.nodeid for name in CORE_ONLY):
+        return False
+    return not any(f"-{name}" in item.nodeid or f"{name}(" in item.nodeid for name in CORE_CHECKS)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if _vpu_conformance_beyond_core(item):
+        if _conformance_beyond_core(item):
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: not any(name in item.nodeid for name in LONG_FIRST))  # stable: the rest keep order
     try:

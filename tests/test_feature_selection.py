@@ -476,6 +476,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 def test_candidates_split_across_two_cpu_devices_equal_one_device(tmp_path):
     """devices=None with two JAX CPU devices (shard_map over the candidates) runs the same search as devices=1."""
     import json

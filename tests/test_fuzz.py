@@ -11,7 +11,7 @@ from _estimators import fast_instance, public_estimator_classes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-FUZZ = settings(max_examples=5, deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=3, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 
 

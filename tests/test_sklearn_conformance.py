@@ -27,10 +27,10 @@ def test_expected_failures_are_few_and_explained():
         assert all(isinstance(r, str) and len(r) > 10 for r in expected.values()), cls.__name__
 
 
-# VPUClassifier compiles its training program for every new row count (its rows are not padded to size buckets
-# yet), about 6 s per shape on 2 cores: the default suite runs these core checks of it, `pytest -m slow` all of them
-# (conftest.py marks the others slow).
-VPU_CORE_CHECKS = (
+# The neural estimators compile a training program per row count or size bucket (several seconds each on 2 cores):
+# the default suite runs these core checks of them, `pytest -m slow` all of them (conftest.py marks the others slow).
+CORE_ONLY = ("VPUClassifier", "NNPUClassifier")
+CORE_CHECKS = (
     "check_estimators_dtypes", "check_fit_score_takes_y", "check_estimators_fit_returns_self", "check_fit2d_1sample",
     "check_estimators_nan_inf", "check_estimators_pickle", "check_classifiers_train", "check_classifiers_classes",
     "check_supervised_y_2d", "check_fit_check_is_fitted", "check_n_features_in", "check_get_params_invariance",
