@@ -4,16 +4,45 @@
 #                                     # both minibatch layouts
 #   bash benchmarks/gpu.sh 2 OUTDIR   # the method tests on the GPU; the estimators again; MNIST nnPU 200 epochs;
 #                                     # VPU vs nnPU on MNIST; CIFAR-10 CNN (10 epochs)
+#   bash benchmarks/gpu.sh 3 OUTDIR   # the neural tests on the GPU; MNIST nnPU with model selection on 10 % held-out
+#                                     # rows (100 / 200 epochs, both layouts); VPU vs nnPU, full protocol
+#   bash benchmarks/gpu.sh 4 OUTDIR   # Ada-PU on CIFAR-10 raw pixels (3 seeds); MNIST nnPU with model selection,
+#                                     # stream layout, 100 and 200 epochs (the second a repeat of stage 3)
 # Needs PUJAX_DATA (mnist/, cifar10/) and a JAX with a CUDA backend; results go to OUTDIR (and the neural log).
 set -u
-stage=${1:?stage 1 or 2}
+stage=${1:?stage 1, 2, 3 or 4}
 O=${2:?output folder}
 mkdir -p "$O"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 PY=${PY:-python3}
 nvidia-smi -L
 $PY -c "import jax, flax, optax, sklearn; print('jax', jax.__version__, 'flax', flax.__version__, 'optax', optax.__version__, 'sklearn', sklearn.__version__, jax.devices())"
-if [ "$stage" = 1 ]; then
+if [ "$stage" = 4 ]; then
+  timeout 300 $PY -m benchmarks.adapu_cifar10 --device gpu --seeds 3 --out "$O/adapu_cifar10.md" > "$O/adapu_cifar10.log" 2>&1 &
+  ada_pid=$!
+  for run in "100 gpu-stream-100ep-val10" "200 gpu-stream-200ep-val10-repeat"; do
+    set -- $run
+    timeout 80 $PY -m benchmarks.neural --device gpu --sections mnist --risks nnpu --seeds 5 --epochs $1 \
+      --batching stream --validation-fraction 0.1 --tag "$2" 2>&1 | grep -E "^\[|Error|error" | tail -n 5
+  done
+  cp benchmarks/results/neural_log.jsonl "$O/"
+  wait $ada_pid
+  tail -n 20 "$O/adapu_cifar10.log"
+elif [ "$stage" = 3 ]; then
+  timeout 240 $PY -m pytest -q -n 3 -p no:cacheprovider -rfE --durations=10 tests/test_neural.py tests/test_vpu.py \
+    > "$O/pytest_gpu.log" 2>&1 &
+  test_pid=$!
+  for run in "epoch 100" "epoch 200" "stream 200"; do
+    set -- $run
+    timeout 80 $PY -m benchmarks.neural --device gpu --sections mnist --risks nnpu --seeds 5 --epochs $2 \
+      --batching $1 --validation-fraction 0.1 --tag "gpu-$1-$2ep-val10" 2>&1 | grep -E "^\[|Error|error" | tail -n 5
+  done
+  cp benchmarks/results/neural_log.jsonl "$O/"
+  timeout 200 $PY benchmarks/vpu.py --device gpu --full --out "$O/vpu_gpu.md" > "$O/vpu_gpu.log" 2>&1
+  tail -n 12 "$O/vpu_gpu.log"
+  wait $test_pid
+  tail -n 20 "$O/pytest_gpu.log"
+elif [ "$stage" = 1 ]; then
   JAX_PLATFORMS=cpu timeout 300 $PY -m benchmarks.accelerator run --json "$O/acc_cpu.json" > "$O/acc_cpu.log" 2>&1 &
   cpu_pid=$!
   timeout 150 $PY -m benchmarks.accelerator run --json "$O/acc_gpu.json" > "$O/acc_gpu.log" 2>&1

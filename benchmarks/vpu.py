@@ -129,7 +129,7 @@ def _max_normaliser(est, X, s, Xt, yt, args):
     :math:`\mathrm{mean}_U \Phi / \max\Phi` (held-out U rows, maximum over the training rows; the class posterior's
     mean under irreducibility) instead of ``prior_`` (:math:`\mathrm{mean}_U \Phi / \mathrm{mean}_P \Phi`), and the
     threshold that calls that share of the held-out U rows positive."""
-    from pujax.neural.vpu import validation_split
+    from pujax.neural.selection import validation_split
 
     _, _, _, u_val = validation_split(args.data_seed, s, args.validation_fraction)
     rule = est.threshold

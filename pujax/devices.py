@@ -16,8 +16,8 @@ computation.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import jax
 import numpy as np
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pujax._typing import DevicesLike
 
 __all__ = ["AXIS", "resolve_devices", "device_mesh", "shard_rows", "replicate", "to_host", "padded_size",
-           "resolve_n_jobs_alias"]
+           "shard_seeds", "resolve_n_jobs_alias"]
 
 AXIS = "devices"
 """Name of the one mesh axis pujax splits work over."""
@@ -134,3 +134,27 @@ def resolve_n_jobs_alias(estimator: BaseEstimator, devices: DevicesLike, n_jobs:
     if n_jobs < 1:
         raise ValueError(f"n_jobs={n_jobs} is not valid; use -1 (every device) or a positive int.")
     return min(n_jobs, len(jax.devices()))
+
+
+def shard_seeds(fn: Callable, keys: Any, data: Sequence[Any], devices: DevicesLike = None) -> Any:
+    """Call ``fn(keys, *data)``, a program ``vmap``-ped over its first argument, with the seeds split over ``devices``.
+
+    ``keys`` is an array (or a pytree of arrays) with a leading seed axis, split over the devices; ``data`` (arrays,
+    pytrees of arrays or None) is replicated on every device. One device: ``fn`` as is; several: the seed axis is
+    padded to a multiple of the device count (the extra results are dropped). Returns host (numpy) pytrees with a
+    leading seed axis.
+    """
+    n = int(jax.tree.leaves(keys)[0].shape[0])
+    devs = resolve_devices(devices)
+    if jax.process_count() == 1:
+        devs = devs[: max(1, min(len(devs), n))]
+    if len(devs) == 1:
+        with jax.default_device(devs[0]):
+            out = fn(keys, *data)
+        return jax.tree.map(np.asarray, out)
+    mesh = device_mesh(list(devs))
+    m = padded_size(n, mesh.size)
+    keys = jax.tree.map(lambda a: np.concatenate([np.asarray(a), np.repeat(np.asarray(a)[:1], m - n, axis=0)]), keys)
+    placed = [jax.tree.map(lambda a: replicate(mesh, np.asarray(a)), d) for d in data]
+    out = fn(jax.tree.map(lambda a: shard_rows(mesh, a), keys), *placed)
+    return jax.tree.map(lambda a: to_host(a)[:n], out)

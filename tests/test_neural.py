@@ -15,6 +15,7 @@ from sklearn.exceptions import NotFittedError
 
 from pujax.neural import MLP, NNPUClassifier, fit_many, loss_and_grad, make_config, make_model, train
 from pujax.risk import nnpu_objective, nnpu_risk, upu_risk
+from pujax.validation import as_key
 
 TINY = {"hidden_sizes": (8, 8)}
 COMMON = dict(model="mlp", model_kwargs=TINY, epochs=3, batch_size=64, learning_rate=1e-2)
@@ -131,6 +132,41 @@ def test_beta_inf_gives_upu_and_estimators_learn(problem):
     assert up.score(X_te, y_te) > 0.7
     pn = NNPUClassifier(risk="pn", **kw).fit(X_te, y_te)  # supervised on true labels
     assert pn.score(X_te, y_te) > 0.8
+
+
+def test_validation_selection_keeps_the_epoch_of_lowest_held_out_risk(problem):
+    """validation_fraction: each seed's variables are those of a plain run on the training rows after the epoch whose
+    held-out nnPU risk (re-derived in numpy from that model's scores) is lowest; one compiled program and the
+    epoch-by-epoch path select the same; fit_many keeps it too."""
+    from pujax.neural.selection import held_out_rows
+
+    X, s, prior, _, _ = problem
+    kw = dict(COMMON, epochs=5, prior=prior, n_seeds=2, random_state=1, standardize=False)
+    sel = NNPUClassifier(validation_fraction=0.25, **kw).fit(X, s)
+    assert sel.validation_loss_.shape == (2, 5)
+    np.testing.assert_array_equal(sel.best_epoch_, np.argmin(sel.validation_loss_, axis=1))
+    X_tr, s_tr, (X_val, s_val, w_val) = held_out_rows(X, s, 0.25, as_key(1))
+    n_val = int(w_val.sum())
+    assert n_val + len(X_tr) == len(X) and (s_val[:n_val] == 1).sum() == round(0.25 * (s == 1).sum())
+    trajectory = []  # the plain run on the training rows, every epoch's variables
+    plain = NNPUClassifier(callback=lambda e, est: trajectory.append(est.variables_), **kw).fit(X_tr, s_tr)
+    assert plain.validation_loss_ is None and np.array_equal(plain.best_epoch_, [4, 4])
+    for k, best in enumerate(sel.best_epoch_):
+        jax.tree.map(lambda a, b: np.testing.assert_allclose(a[k], b[k], rtol=1e-4, atol=2e-5),
+                     sel.variables_, trajectory[best])
+        g = sel.seed_decision_function(X_val[:n_val])[k].astype(np.float64)  # numpy nnPU risk, sigmoid loss
+        sv = s_val[:n_val]
+        r_p_pos, r_p_neg = _np_sigmoid(-g[sv == 1]).mean(), _np_sigmoid(g[sv == 1]).mean()
+        expected = prior * r_p_pos + max(0.0, _np_sigmoid(g[sv == 0]).mean() - prior * r_p_neg)
+        np.testing.assert_allclose(sel.validation_loss_[k, best], expected, rtol=1e-4)
+    loop = NNPUClassifier(validation_fraction=0.25, callback=lambda e, est: None, **kw).fit(X, s)
+    np.testing.assert_array_equal(loop.best_epoch_, sel.best_epoch_)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=2e-5), loop.variables_, sel.variables_)
+    keys = jax.random.split(as_key(1), 2)
+    variables, hist = fit_many(keys, X, s, prior, validation_fraction=0.25, validation_key=as_key(1),
+                               **{k: v for k, v in COMMON.items() if k != "epochs"}, epochs=5)
+    np.testing.assert_array_equal(hist["best_epoch"], sel.best_epoch_)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=2e-5), variables, sel.variables_)
 
 
 # ------------------------------------------------------------------------------------------ estimator

@@ -7,13 +7,13 @@ import pytest
 from scipy import stats
 
 from pujax.neural import VPUClassifier, vpu_fit_many, vpu_loss
+from pujax.neural.selection import validation_split
 from pujax.neural.vpu import (
     _compiled,
     make_vpu_config,
     mixup_gammas,
     mixup_log_target,
     n_steps_per_epoch,
-    validation_split,
     variational_loss,
 )
 
@@ -139,10 +139,12 @@ def test_prior_rule_matches_numpy(toy):
     d_te = clf.decision_function(X_te)
     clf.set_params(threshold="prior")
     prior = min(1.0, np.mean(np.exp(log_phi)) / np.mean(np.exp(lp)))
-    assert clf.prior_ == pytest.approx(prior, rel=1e-5) and clf.seed_priors_ == pytest.approx([prior], rel=1e-5)
+    # tolerances: on GPUs the network's float32 layers use TF32 inputs, and the in-program scores differ from those
+    # of the prediction program by ~1e-4 (4e-5 relative seen on an H100); on CPU they agree to ~1e-7
+    assert clf.prior_ == pytest.approx(prior, rel=2e-4) and clf.seed_priors_ == pytest.approx([prior], rel=2e-4)
     u_all = np.flatnonzero(s == 0)
     log_phi_all = clf.seed_decision_function(X[u_all])[0] + clf.log_phi_threshold_[0]
-    assert clf.log_phi_threshold_[0] == pytest.approx(np.quantile(log_phi_all, 1 - prior), abs=1e-5)
+    assert clf.log_phi_threshold_[0] == pytest.approx(np.quantile(log_phi_all, 1 - prior), abs=1e-3)
     assert abs(np.mean(clf.predict(X[u_all])) - prior) <= 1.0 / len(u_all) + 1e-9
     # the two rules share the network: decision values differ by a constant
     shift = clf.log_phi_threshold_[0] - clf.log_phi_max_[0] + np.log(2.0)
@@ -298,8 +300,8 @@ def test_estimator_exposes_the_selection_and_held_out_rows_are_not_trained_on(se
         v = jax.tree.map(lambda a: np.asarray(a)[k], last.variables_)
         lu, lp = (_np_linear_log_phi(v, X[keep][s_keep == c]) for c in (0, 1))
         prior = min(1.0, np.mean(np.exp(lu)) / np.mean(np.exp(lp)))
-        assert last.seed_priors_[k] == pytest.approx(prior, rel=1e-4, abs=1e-6)
-        assert last.log_phi_threshold_[k] == pytest.approx(np.quantile(lu, 1 - prior), abs=1e-4)
+        assert last.seed_priors_[k] == pytest.approx(prior, rel=2e-4, abs=1e-6)  # float64 numpy vs TF32 on GPUs
+        assert last.log_phi_threshold_[k] == pytest.approx(np.quantile(lu, 1 - prior), abs=1e-3)
     assert last.prior_ == pytest.approx(np.mean(last.seed_priors_))
 
 

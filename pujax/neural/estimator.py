@@ -10,13 +10,15 @@ from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
 from pujax.compilation import rows_in_bucket
+from pujax.devices import shard_seeds
+from pujax.neural.selection import held_out_rows
 from pujax.neural.train import (
     RISKS,
     _get_compiled,
+    final_variables,
     make_config,
     pad_for_training,
     run_seeds,
-    shard_seeds,
     static_batches,
 )
 from pujax.neural.vpu import _compiled as _vpu_compiled
@@ -131,6 +133,11 @@ class NNPUClassifier(_NeuralPUBase):
         Centre and scale every feature inside ``fit`` (mean and standard deviation of the training rows, computed in
         float64; constant features get scale 1) before the float32 network, so that predictions do not depend on the
         units or offsets of the features. ``False`` feeds ``X`` as given (e.g. pixels / 255 as in Kiryo et al.).
+    validation_fraction : float in [0, 1) or None, default=0.0
+        Model selection (:mod:`pujax.neural.selection`): this share of the labeled positives and of the unlabeled
+        rows is held out (stratified, seeded by ``random_state``), the models train on the rest, and each seed keeps
+        the variables of the epoch whose held-out risk -- the ``risk`` estimator with ``loss`` at ``prior``, model in
+        evaluation mode -- is lowest. 0 or None: every row is trained on and the last epoch is kept (Kiryo et al.).
     n_seeds : int, default=1
         Independently initialised models (different init and minibatch order) trained at once in one vmapped
         program; predictions use their mean score, each seed stays available (:meth:`seed_variables`,
@@ -158,6 +165,11 @@ class NNPUClassifier(_NeuralPUBase):
     history_ : dict of ndarray
         Per-epoch arrays of shape ``(n_seeds, epochs_run)``: ``"risk"``, ``"corrections"`` and, with ``eval_set``,
         ``"test_error"``.
+    validation_loss_ : ndarray of shape (n_seeds_, n_iter_) or None
+        Held-out risk after every epoch (None with ``validation_fraction=0``).
+    best_epoch_ : ndarray of int of shape (n_seeds_,)
+        The epoch (0-based) whose variables each seed's model holds: the argmin of ``validation_loss_`` (first on
+        ties), or the last epoch without model selection.
     mean_, scale_ : ndarray of shape (n_features_in_,) or None
         The per-feature centring and scaling (None with ``standardize=False``).
     n_seeds_ : int
@@ -190,7 +202,8 @@ class NNPUClassifier(_NeuralPUBase):
     """
 
     _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int",
-                      "mean_": "f[n_features_in_]|none", "scale_": "f[n_features_in_]|none"}
+                      "mean_": "f[n_features_in_]|none", "scale_": "f[n_features_in_]|none",
+                      "validation_loss_": "f[n_seeds_,n_iter_]|none", "best_epoch_": "i[n_seeds_]"}
     _expected_failed_checks = {
         "check_methods_sample_order_invariance": "float32 matrix products on XLA:CPU can differ by 1 ulp with the "
         "row order; the check allows a relative error of 1e-7",
@@ -198,8 +211,8 @@ class NNPUClassifier(_NeuralPUBase):
 
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, batching="epoch", learning_rate=1e-3, weight_decay=5e-3, prior="auto",
-                 standardize=True, n_seeds=1, model_kwargs=None, callback=None, random_state=None, verbose=False,
-                 devices=None):
+                 standardize=True, validation_fraction=0.0, n_seeds=1, model_kwargs=None, callback=None,
+                 random_state=None, verbose=False, devices=None):
         self.model = model
         self.risk = risk
         self.loss = loss
@@ -212,6 +225,7 @@ class NNPUClassifier(_NeuralPUBase):
         self.weight_decay = weight_decay
         self.prior = prior
         self.standardize = standardize
+        self.validation_fraction = validation_fraction
         self.n_seeds = n_seeds
         self.model_kwargs = model_kwargs
         self.callback = callback
@@ -228,10 +242,14 @@ class NNPUClassifier(_NeuralPUBase):
                            batching=self.batching)
 
     def _set_state(self, state, hist_list):
-        self.variables_ = _to_numpy_tree(state["variables"])
-        if hist_list:
-            self.history_ = {k: np.concatenate([np.asarray(h[k]) for h in hist_list], axis=1) for k in hist_list[0]}
-        self.n_iter_ = int(next(iter(self.history_.values())).shape[1]) if hist_list else 0
+        self.variables_ = _to_numpy_tree(final_variables(state))
+        hist = {k: np.concatenate([np.asarray(h[k]) for h in hist_list], axis=1) for k in hist_list[0]}
+        val = hist.pop("validation", None)
+        self.history_ = hist
+        self.n_iter_ = int(hist["risk"].shape[1])
+        self.validation_loss_ = None if val is None else np.asarray(val, np.float64)
+        last = np.full(self.n_seeds_, self.n_iter_ - 1)
+        self.best_epoch_ = np.asarray(state.get("best_epoch", last), np.int64)
 
     # ------------------------------------------------------------------------------------------ fit
 
@@ -250,6 +268,8 @@ class NNPUClassifier(_NeuralPUBase):
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable(epoch, estimator) or None; got {type(self.callback).__name__}.")
         check_bool(self.standardize, "standardize")
+        check_float(self.validation_fraction, "validation_fraction", low=0.0, high=1.0, closed="left",
+                    allow_none=True)
         X, s, _, prior = self._validate_fit(X, y)
         X = self._fit_standardization(X)
         if self.risk == "pn":
@@ -264,24 +284,26 @@ class NNPUClassifier(_NeuralPUBase):
                 raise ValueError(f"eval_set[0] has {X_eval.shape[1]} features but X has {X.shape[1]}.")
             y_eval = check_pu_labels(eval_set[1], name="eval_set[1]", n_samples=X_eval.shape[0], require_both=False)
             X_eval, y_eval = jax.device_put(self._transform(X_eval)), jax.device_put(y_eval)
-        keys = jax.random.split(as_key(self.random_state), n_seeds)
+        key = as_key(self.random_state)
+        keys = jax.random.split(key, n_seeds)
         prior_arr = np.asarray(prior, X.dtype)
         self.n_seeds_ = n_seeds
+        X, s, val = held_out_rows(X, s, self.validation_fraction, key)
 
         if self.callback is None and not self.verbose:
-            state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior_arr, X_eval, y_eval, self.devices)
+            state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior_arr, X_eval, y_eval, self.devices, val)
             self._set_state(state, [hist])
             return self
 
         Xj, sj, n_valid = pad_for_training(cfg, X, s)
         Xj, sj = jax.device_put(Xj), jax.device_put(sj)
-        init = _get_compiled("init_many", cfg, 0)
+        init = _get_compiled("init_many" if val is None else "init_many_val", cfg, 0)
         one_epoch = _get_compiled("epochs_many", cfg, 1, static_batches(cfg, n_valid))
         state = init(keys, Xj)
         hists = []
         with progress(epochs, desc=f"{type(self).__name__} ({self.risk})", verbose=self.verbose) as bar:
             for epoch in range(epochs):
-                state, hist = one_epoch(state, Xj, sj, prior_arr, X_eval, y_eval, np.int32(n_valid))
+                state, hist = one_epoch(state, Xj, sj, prior_arr, X_eval, y_eval, np.int32(n_valid), val)
                 hists.append(hist)
                 post = {k: float(np.mean(v)) for k, v in hist.items() if k != "corrections"}
                 bar.set_postfix(**post)

@@ -28,6 +28,10 @@ program. An epoch is one ``lax.scan`` over the minibatches and a training run is
 :func:`train` is a single jit-compiled program, and :func:`fit_many` ``vmap``-s it over PRNG keys (N seeds with
 different initialisations and minibatch orders trained as one program).
 
+Model selection (optional, ``validation_fraction > 0``; :mod:`pujax.neural.selection`): a stratified share of P and of
+U is held out, and after every epoch the program computes the held-out value of the risk being trained
+(:func:`validation_risk`, evaluation mode) and carries the variables of the epoch where it is lowest.
+
 State and results are plain pytrees: ``variables = {"params": ..., "batch_stats": ...}`` (nested dicts of arrays,
 the flax.linen convention), the optax state, and the PRNG key.
 """
@@ -44,14 +48,13 @@ import numpy as np
 import optax
 
 from pujax.compilation import bucket_size, pad_rows
-from pujax.devices import device_mesh, padded_size, replicate, resolve_devices, shard_rows, to_host
+from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_mask, accepts_train, make_model, scores_of
+from pujax.neural.selection import first_key, held_out_rows, init_best, keep_best
 from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
 from pujax.validation import as_key, check_in, check_int, check_prior, check_pu_labels, check_X
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
     from numpy.typing import ArrayLike
 
     from pujax._typing import DevicesLike
@@ -66,10 +69,11 @@ __all__ = [
     "loss_and_grad",
     "train_step",
     "run_epochs",
+    "validation_risk",
+    "final_variables",
     "train",
     "fit_many",
     "run_seeds",
-    "shard_seeds",
     "predict_scores",
     "RISKS",
     "BATCHINGS",
@@ -192,19 +196,22 @@ def _apply(cfg: TrainConfig, variables, x, train: bool, rng=None, mask=None):
     return scores_of(out), dict(new)
 
 
-def init_state(key: jax.Array, X: ArrayLike, cfg: TrainConfig) -> dict:
-    """Initial training state ``{"variables", "opt_state", "key"}`` for one seed (pure; vmap over ``key``); with
-    ``batching="stream"`` also ``"order_key"``, ``"epoch"`` and ``"offset"`` (the position in the row stream)."""
+def init_state(key: jax.Array, X: ArrayLike, cfg: TrainConfig, validate: bool = False) -> dict:
+    """Initial training state ``{"variables", "opt_state", "key", "epoch"}`` for one seed (pure; vmap over ``key``);
+    with ``batching="stream"`` also ``"order_key"`` and ``"offset"`` (the position in the row stream); with
+    ``validate`` also the model selection's ``"best_variables"``, ``"best_loss"``, ``"best_epoch"``
+    (:func:`pujax.neural.selection.init_best`)."""
     k_init, k_train = jax.random.split(key)
     x0 = jnp.zeros((1,) + tuple(X.shape[1:]), X.dtype)
     kwargs = {"train": False} if accepts_train(cfg.module) else {}
     variables = cfg.module.init({"params": k_init, "dropout": k_init}, x0, **kwargs)
     variables = jax.tree.map(lambda a: a, dict(variables))
     opt_state = make_optimizer(cfg).init(variables["params"])
-    state = {"variables": variables, "opt_state": opt_state, "key": k_train}
+    state = {"variables": variables, "opt_state": opt_state, "key": k_train, "epoch": jnp.zeros((), jnp.int32)}
     if cfg.batching == "stream":  # the row stream: epoch e's order is drawn from fold_in(order_key, e)
-        zero = jnp.zeros((), jnp.int32)
-        state.update(order_key=jax.random.fold_in(k_train, 1), epoch=zero, offset=zero)
+        state.update(order_key=jax.random.fold_in(k_train, 1), offset=jnp.zeros((), jnp.int32))
+    if validate:
+        state.update(init_best(variables, X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32))
     return state
 
 
@@ -287,9 +294,17 @@ def _epoch_batches(key, size: int, n_valid, n_batches: int):
     return idx, mask
 
 
+def validation_risk(cfg: TrainConfig, variables: dict, X_val: ArrayLike, s_val: ArrayLike, prior: float,
+                    w_val: ArrayLike | None = None) -> jax.Array:
+    """The risk that training minimises (nnPU, uPU or PN value, ``cfg.loss``) of held-out rows ``X_val`` with PU
+    labels ``s_val`` and row weights ``w_val`` (0 for padding), the model in evaluation mode: the model selection's
+    criterion (:mod:`pujax.neural.selection`)."""
+    return _objective(cfg, predict_scores(cfg, variables, X_val), s_val, prior, w_val)[1]
+
+
 def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior: float, n_epochs: int,
                X_eval: ArrayLike | None = None, y_eval: ArrayLike | None = None, n_valid: ArrayLike | None = None,
-               n_batches: int | None = None) -> tuple[dict, Any]:
+               n_batches: int | None = None, val: tuple | None = None) -> tuple[dict, Any]:
     """Run ``n_epochs`` epochs from ``state`` (pure, jit- and vmap-able); returns ``(state, history)``.
 
     Only the first ``n_valid`` rows of ``X``, ``s`` are trained on (default: all; a traced scalar is fine, the rest is
@@ -298,7 +313,9 @@ def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior:
     ``"risk"`` (mean over the epoch's minibatches of the nnPU / uPU / PN risk value, measured before each step),
     ``"corrections"`` (fraction of minibatches where the correction step ``-gamma r`` was taken) and, when
     ``X_eval``/``y_eval`` are given, ``"test_error"`` (zero-one error of ``score > 0`` against ``y_eval`` after the
-    epoch, BatchNorm in evaluation mode).
+    epoch, BatchNorm in evaluation mode). With held-out rows ``val = (X_val, s_val, w_val)`` (a state from
+    ``init_state(..., validate=True)``) also ``"validation"``, their :func:`validation_risk` after every epoch, and
+    the state keeps the variables of the epoch where it is lowest (:func:`pujax.neural.selection.keep_best`).
     """
     size = X.shape[0]
     if n_batches is None and cfg.batching == "epoch":
@@ -307,34 +324,46 @@ def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior:
     prior = jnp.asarray(prior, dtype=X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32)
 
     def epoch(state, _):
-        if cfg.batching == "stream":
-            return _stream_epoch(cfg, state, X, s, prior, n_valid, X_eval, y_eval)
-        key, k_perm, k_drop = jax.random.split(state["key"], 3)
-        idx, masks = _epoch_batches(k_perm, size, n_valid, n_batches)
-
-        def step(carry, inp):
-            i, batch_idx, mask = inp
-            xb = jnp.take(X, batch_idx, axis=0)
-            sb = jnp.take(s, batch_idx, axis=0)
-            new, aux = train_step(cfg, carry, xb, sb, prior, jax.random.fold_in(k_drop, i), mask)
-            return new, (aux["risk"], aux["corrected"])
-
-        state = {**state, "key": key}
-        state, (risks, corrected) = jax.lax.scan(step, state, (jnp.arange(n_batches), idx, masks))
-        hist = {"risk": jnp.mean(risks), "corrections": jnp.mean(corrected.astype(risks.dtype))}
-        return state, _with_test_error(cfg, state, hist, X_eval, y_eval)
+        e = state["epoch"]
+        state, hist = (_stream_epoch if cfg.batching == "stream" else _shuffled_epoch)(
+            cfg, state, X, s, prior, n_valid, n_batches)
+        state = {**state, "epoch": e + 1}
+        if X_eval is not None:
+            g = predict_scores(cfg, state["variables"], X_eval)
+            hist["test_error"] = jnp.mean(((g > 0).astype(jnp.int32) != y_eval).astype(hist["risk"].dtype))
+        if val is not None:
+            hist["validation"] = validation_risk(cfg, state["variables"], *val[:2], prior, val[2])
+            state = keep_best(state, hist["validation"], e)
+        return state, hist
 
     return jax.lax.scan(epoch, state, None, length=n_epochs)
 
 
-def _with_test_error(cfg, state, hist, X_eval, y_eval):
-    if X_eval is not None:
-        g = predict_scores(cfg, state["variables"], X_eval)
-        hist["test_error"] = jnp.mean(((g > 0).astype(jnp.int32) != y_eval).astype(hist["risk"].dtype))
-    return hist
+def final_variables(state: dict) -> dict:
+    """The fitted variables of a training state: the selected epoch's with model selection, else the last."""
+    return state.get("best_variables", state["variables"])
 
 
-def _stream_epoch(cfg, state, X, s, prior, n_valid, X_eval, y_eval):
+def _shuffled_epoch(cfg, state, X, s, prior, n_valid, n_batches):
+    """One epoch of ``batching="epoch"``: a shuffle of the ``n_valid`` rows dealt into ``n_batches`` minibatches,
+    one ``lax.scan`` over them."""
+    size = X.shape[0]
+    key, k_perm, k_drop = jax.random.split(state["key"], 3)
+    idx, masks = _epoch_batches(k_perm, size, n_valid, n_batches)
+
+    def step(carry, inp):
+        i, batch_idx, mask = inp
+        xb = jnp.take(X, batch_idx, axis=0)
+        sb = jnp.take(s, batch_idx, axis=0)
+        new, aux = train_step(cfg, carry, xb, sb, prior, jax.random.fold_in(k_drop, i), mask)
+        return new, (aux["risk"], aux["corrected"])
+
+    state = {**state, "key": key}
+    state, (risks, corrected) = jax.lax.scan(step, state, (jnp.arange(n_batches), idx, masks))
+    return state, {"risk": jnp.mean(risks), "corrections": jnp.mean(corrected.astype(risks.dtype))}
+
+
+def _stream_epoch(cfg, state, X, s, prior, n_valid, n_batches=None):
     """One epoch of ``batching="stream"``: the updates whose first row lies in epoch ``state["epoch"]`` of the row
     stream (each epoch a fresh order of the ``n_valid`` rows; a minibatch that runs past the epoch's end continues in
     the next epoch's order, as Chainer's ``SerialIterator``). A ``lax.while_loop`` over ``b = min(batch_size, n)``-row
@@ -360,9 +389,8 @@ def _stream_epoch(cfg, state, X, s, prior, n_valid, X_eval, y_eval):
     zero = jnp.zeros((), X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32)
     init = (state, state["offset"], jnp.zeros((), jnp.int32), zero, zero)
     state, off, i, risk_sum, corr_sum = jax.lax.while_loop(lambda c: c[1] < n_valid, body, init)
-    state = {**state, "key": key, "epoch": e + 1, "offset": off - n_valid}
-    hist = {"risk": risk_sum / i, "corrections": corr_sum / i}
-    return state, _with_test_error(cfg, state, hist, X_eval, y_eval)
+    state = {**state, "key": key, "offset": off - n_valid}
+    return state, {"risk": risk_sum / i, "corrections": corr_sum / i}
 
 
 # ------------------------------------------------------------------------------------ compiled entry points
@@ -386,28 +414,29 @@ def _cached(kind, cfg, n_epochs, builder, n_batches=None):
 
 
 def _train_fn(cfg, n_epochs, n_batches):
-    def run(key, X, s, prior, X_eval, y_eval, n_valid):
-        state = init_state(key, X, cfg)
-        state, hist = run_epochs(cfg, state, X, s, prior, n_epochs, X_eval, y_eval, n_valid, n_batches)
-        return state, hist
+    def run(key, X, s, prior, X_eval, y_eval, n_valid, val):
+        state = init_state(key, X, cfg, val is not None)
+        return run_epochs(cfg, state, X, s, prior, n_epochs, X_eval, y_eval, n_valid, n_batches, val)
 
     return run
 
 
 def _get_compiled(kind, cfg, n_epochs, n_batches=1):
-    """The jit-compiled program ``kind``; the training ones take ``(..., X_eval, y_eval, n_valid)`` with ``X`` padded
-    by :func:`pad_for_training` and ``n_batches = static_batches(cfg, n_valid)``."""
+    """The jit-compiled program ``kind``; the training ones take ``(..., X_eval, y_eval, n_valid, val)`` with ``X``
+    padded by :func:`pad_for_training`, ``n_batches = static_batches(cfg, n_valid)`` and the held-out rows ``val``
+    of :func:`pujax.neural.selection.held_out_rows` (or None)."""
     if kind == "train":
         return _cached(kind, cfg, n_epochs, lambda: jax.jit(_train_fn(cfg, n_epochs, n_batches)), n_batches)
     if kind == "fit_many":
         return _cached(kind, cfg, n_epochs, lambda: jax.jit(jax.vmap(
-            _train_fn(cfg, n_epochs, n_batches), in_axes=(0, None, None, None, None, None, None))), n_batches)
-    if kind == "init_many":
-        return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(lambda k, X: init_state(k, X, cfg), in_axes=(0, None))))
+            _train_fn(cfg, n_epochs, n_batches), in_axes=(0, None, None, None, None, None, None, None))), n_batches)
+    if kind in ("init_many", "init_many_val"):
+        return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(
+            lambda k, X: init_state(k, X, cfg, kind == "init_many_val"), in_axes=(0, None))))
     if kind == "epochs_many":
         return _cached(kind, cfg, n_epochs, lambda: jax.jit(jax.vmap(
-            lambda st, X, s, p, Xe, ye, nv: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye, nv, n_batches),
-            in_axes=(0, None, None, None, None, None, None))), n_batches)
+            lambda st, X, s, p, Xe, ye, nv, val: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye, nv, n_batches, val),
+            in_axes=(0, None, None, None, None, None, None, None))), n_batches)
     if kind == "scores_many":  # depends on the module only: share it between risks and optimiser settings
         cfg = TrainConfig(module=cfg.module, eval_chunk=cfg.eval_chunk)
         return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(
@@ -415,10 +444,11 @@ def _get_compiled(kind, cfg, n_epochs, n_batches=1):
     raise ValueError(kind)  # pragma: no cover
 
 
-def run_seeds(kind, cfg, n_epochs, keys, X, s, prior, X_eval=None, y_eval=None, devices=None):
+def run_seeds(kind, cfg, n_epochs, keys, X, s, prior, X_eval=None, y_eval=None, devices=None, val=None):
     """Run the vmapped ``kind`` program (``"fit_many"``) with the seeds split over ``devices``.
 
-    ``X``, ``s`` are padded to a size bucket here (:func:`pad_for_training`). One device: the program as is.
+    ``X``, ``s`` are padded to a size bucket here (:func:`pad_for_training`); ``val``: held-out rows of
+    :func:`pujax.neural.selection.held_out_rows` for the model selection (or None). One device: the program as is.
     Several: the seed axis is padded to a multiple of the device count (extra keys are dropped afterwards), sharded
     over a mesh (:mod:`pujax.devices`), the data replicated; every seed is trained on one device with the same
     program, so results equal the one-device run up to float rounding. Returns host (numpy) pytrees
@@ -426,29 +456,7 @@ def run_seeds(kind, cfg, n_epochs, keys, X, s, prior, X_eval=None, y_eval=None, 
     """
     X, s, n_valid = pad_for_training(cfg, X, s)
     fn = _get_compiled(kind, cfg, n_epochs, static_batches(cfg, n_valid))
-    return shard_seeds(fn, keys, (X, s, prior, X_eval, y_eval, np.int32(n_valid)), devices)
-
-
-def shard_seeds(fn: Callable, keys: Any, data: Sequence[Any], devices: DevicesLike = None) -> Any:
-    """Call ``fn(keys, *data)``, a program ``vmap``-ped over its first argument, with the seeds split over ``devices``.
-
-    ``keys`` is an array (or a pytree of arrays) with a leading seed axis, split over the devices; ``data`` (arrays or
-    None) is replicated on every device. Returns host (numpy) pytrees with a leading seed axis.
-    """
-    n = int(jax.tree.leaves(keys)[0].shape[0])
-    devs = resolve_devices(devices)
-    if jax.process_count() == 1:
-        devs = devs[: max(1, min(len(devs), n))]
-    if len(devs) == 1:
-        with jax.default_device(devs[0]):
-            out = fn(keys, *data)
-        return jax.tree.map(np.asarray, out)
-    mesh = device_mesh(list(devs))
-    m = padded_size(n, mesh.size)
-    keys = jax.tree.map(lambda a: np.concatenate([np.asarray(a), np.repeat(np.asarray(a)[:1], m - n, axis=0)]), keys)
-    placed = [None if a is None else replicate(mesh, np.asarray(a)) for a in data]
-    out = fn(jax.tree.map(lambda a: shard_rows(mesh, a), keys), *placed)
-    return jax.tree.map(lambda a: to_host(a)[:n], out)
+    return shard_seeds(fn, keys, (X, s, prior, X_eval, y_eval, np.int32(n_valid), val), devices)
 
 
 def _prepare(X, s, prior, risk, X_eval, y_eval):
@@ -478,7 +486,8 @@ def train(key: jax.Array | int, X: ArrayLike, s: ArrayLike, prior: float, *, mod
           risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0, gamma: float = 1.0, epochs: int = 100,
           batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
           model_kwargs: dict | None = None, X_eval: ArrayLike | None = None,
-          y_eval: ArrayLike | None = None, batching: str = "epoch") -> tuple[dict, dict]:
+          y_eval: ArrayLike | None = None, batching: str = "epoch",
+          validation_fraction: float = 0.0) -> tuple[dict, dict]:
     """Train one model with the nnPU (default), uPU or PN rule as one jit-compiled program.
 
     Parameters
@@ -501,30 +510,42 @@ float, float
         The minibatch layout (module docstring).
     X_eval, y_eval : array-like or None
         Optional test set with true labels for the per-epoch ``"test_error"`` history.
+    validation_fraction : float in [0, 1), default=0.0
+        Share of the labeled positives and of the unlabeled rows held out for model selection
+        (:mod:`pujax.neural.selection`, split seeded by ``key``): the model is trained on the rest and the returned
+        variables are those of the epoch with the lowest held-out risk (:func:`validation_risk`). 0: the last
+        epoch's variables, every row trained on.
 
     Returns
     -------
     variables : dict
         ``{"params": ..., "batch_stats": ...}`` (nested dicts of arrays).
     history : dict
-        The per-epoch history of :func:`run_epochs`.
+        The per-epoch history of :func:`run_epochs`; with model selection also ``"best_epoch"`` (0-based).
     """
     epochs = check_int(epochs, "epochs")
     X, s, prior, X_eval, y_eval = _prepare(X, s, prior, risk, X_eval, y_eval)
     cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
                                       learning_rate=learning_rate, weight_decay=weight_decay,
                                       model_kwargs=model_kwargs, batching=batching))
+    key = as_key(key)
+    X, s, val = held_out_rows(X, s, validation_fraction, key)
     X, s, n_valid = pad_for_training(cfg, X, s)
     run = _get_compiled("train", cfg, epochs, static_batches(cfg, n_valid))
-    state, hist = run(as_key(key), X, s, prior, X_eval, y_eval, np.int32(n_valid))
-    return state["variables"], hist
+    state, hist = run(key, X, s, prior, X_eval, y_eval, np.int32(n_valid), val)
+    return final_variables(state), _with_best_epoch(state, hist)
+
+
+def _with_best_epoch(state, hist):
+    return {**hist, "best_epoch": state["best_epoch"]} if "best_epoch" in state else hist
 
 
 def fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, *, model: str | nn.Module = "mlp",
              risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0, gamma: float = 1.0, epochs: int = 100,
              batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
              model_kwargs: dict | None = None, X_eval: ArrayLike | None = None, y_eval: ArrayLike | None = None,
-             devices: DevicesLike = None, batching: str = "epoch") -> tuple[dict, dict]:
+             devices: DevicesLike = None, batching: str = "epoch", validation_fraction: float = 0.0,
+             validation_key: Any = None) -> tuple[dict, dict]:
     """:func:`train` ``vmap``-ped over a batch of PRNG keys: N seeds in one compiled program.
 
     ``fit_many(keys, ...)`` equals ``[train(k, ...) for k in keys]`` stacked (up to float rounding).
@@ -534,8 +555,10 @@ def fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, *, model
     keys : array of N PRNG keys or int
         ``jax.random.split(key, N)``, or an int N (the keys ``jax.random.split(PRNGKey(0), N)``).
     X, s, prior, model, risk, loss, beta, gamma, epochs, batch_size, learning_rate, weight_decay, model_kwargs, \
-X_eval, y_eval, batching
+X_eval, y_eval, batching, validation_fraction
         As in :func:`train`.
+    validation_key : int, JAX key or None, default=None
+        Seeds the held-out rows (shared by all seeds); None: the first of ``keys``.
     devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
         Where the seeds run (:mod:`pujax.devices`; None = every device): they are split over the devices
         (:func:`run_seeds`).
@@ -555,5 +578,6 @@ X_eval, y_eval, batching
     cfg = _config_from(X, model, dict(risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
                                       learning_rate=learning_rate, weight_decay=weight_decay,
                                       model_kwargs=model_kwargs, batching=batching))
-    state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior, X_eval, y_eval, devices)
-    return state["variables"], hist
+    X, s, val = held_out_rows(X, s, validation_fraction, first_key(keys) if validation_key is None else validation_key)
+    state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior, X_eval, y_eval, devices, val)
+    return final_variables(state), _with_best_epoch(state, hist)

@@ -43,12 +43,13 @@ unless ``steps_per_epoch`` is set, and the step-size halving is off by default; 
 (their target keeps its gradient). :math:`\gamma` weights the positive side here and the unlabeled side there, the
 same distribution since Beta(α, α) is symmetric.
 
-Model selection (the authors' ``run_vpu``): with ``validation_fraction > 0`` a stratified share of the P rows and of
-the U rows is held out (:func:`validation_split`, drawn on the host from the run's key), the model trains on the
-rest, and after every epoch the variational loss :math:`L_{var}` of the held-out rows (model in evaluation mode, no
-MixUp; their ``cal_val_kl``) is computed inside the compiled program; the carry of the epoch ``lax.scan`` keeps the
-variables of the epoch with the lowest held-out loss (the first on ties) and that epoch's index, and those variables
-are the fitted model. The authors hold out 500 images per class of the 60,000 FashionMNIST training images (1/12).
+Model selection (the authors' ``run_vpu``; :mod:`pujax.neural.selection`): with ``validation_fraction > 0`` a
+stratified share of the P rows and of the U rows is held out (drawn on the host from the run's key), the model trains
+on the rest, and after every epoch the variational loss :math:`L_{var}` of the held-out rows (model in evaluation
+mode, no MixUp; their ``cal_val_kl``) is computed inside the compiled program; the carry of the epoch ``lax.scan``
+keeps the variables of the epoch with the lowest held-out loss (the first on ties) and that epoch's index, and those
+variables are the fitted model. The authors hold out 500 images per class of the 60,000 FashionMNIST training
+images (1/12).
 """
 from __future__ import annotations
 
@@ -62,9 +63,11 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_train, make_model
-from pujax.neural.train import _apply, _cached, _check_float, batch_layout, predict_scores, shard_seeds
-from pujax.validation import as_key, check_float, check_int, check_pu_labels, check_X, host_rng
+from pujax.neural.selection import first_key, init_best, keep_best, validation_split
+from pujax.neural.train import _apply, _cached, _check_float, batch_layout, predict_scores
+from pujax.validation import as_key, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -82,7 +85,6 @@ __all__ = [
     "vpu_train_step",
     "mixup_gammas",
     "n_steps_per_epoch",
-    "validation_split",
     "validation_loss",
     "vpu_fit",
     "vpu_fit_many",
@@ -196,8 +198,7 @@ def _init(key, X, cfg: VPUConfig, validate: bool = False):
     state = {"variables": variables, "opt_state": _optimizer(cfg).init(variables["params"]), "key": k_train,
              "epoch": jnp.zeros((), jnp.int32)}
     if validate:
-        state.update(best_variables=variables, best_loss=jnp.asarray(jnp.inf, X.dtype),
-                     best_epoch=jnp.zeros((), jnp.int32))
+        state.update(init_best(variables, X.dtype))
     return state
 
 
@@ -275,13 +276,10 @@ def validation_loss(cfg: VPUConfig, variables: dict, Xp_val: jax.Array, Xu_val: 
 
 
 def _select(cfg: VPUConfig, state, val, e):
-    """Score epoch ``e``, just trained, on the held-out rows ``val = (Xp_val, Xu_val)``; keep it if its loss is the
-    lowest so far (the first epoch always, so a NaN loss never leaves the selection empty)."""
+    """Score epoch ``e``, just trained, on the held-out rows ``val = (Xp_val, Xu_val)`` and keep it if its loss is
+    the lowest so far (:func:`pujax.neural.selection.keep_best`)."""
     v = validation_loss(cfg, state["variables"], *val)
-    better = (v < state["best_loss"]) | (e == 0)
-    best = jax.tree.map(lambda a, b: jnp.where(better, a, b), state["variables"], state["best_variables"])
-    return {**state, "best_variables": best, "best_loss": jnp.where(better, v, state["best_loss"]),
-            "best_epoch": jnp.where(better, e, state["best_epoch"])}, v
+    return keep_best(state, v, e), v
 
 
 def _run_epochs(cfg: VPUConfig, state, gammas, Xp, Xu, val=None):
@@ -376,36 +374,11 @@ def _compiled(kind: str, cfg: VPUConfig):
     raise ValueError(kind)  # pragma: no cover
 
 
-def validation_split(key: KeyLike, s: ArrayLike, fraction: float) -> tuple[np.ndarray, ...]:
-    """Hold out a share ``fraction`` of the labeled positives and of the unlabeled rows (stratified by ``s``).
-
-    ``round(fraction * n)`` rows of each class (at least one, and at least one left to train on) are drawn without
-    replacement on the host (:func:`pujax.validation.host_rng` of ``key``, no compiled program). Returns sorted int32
-    index arrays ``(p_train, u_train, p_val, u_val)``; ``fraction = 0`` holds out nothing (``p_val = u_val = None``).
-    """
-    s = np.asarray(s)
-    fraction = check_float(fraction, "validation_fraction", low=0.0, high=1.0, closed="left")
-    p, u = np.flatnonzero(s == 1).astype(np.int32), np.flatnonzero(s == 0).astype(np.int32)
-    if fraction == 0:
-        return p, u, None, None
-    if min(len(p), len(u)) < 2:
-        raise ValueError(f"validation_fraction={fraction} needs at least 2 labeled positive and 2 unlabeled rows; "
-                         f"got {len(p)} and {len(u)}. Pass validation_fraction=0 to train on every row.")
-    rng = host_rng(as_key(key), method="mix")
-    out = []
-    for idx in (p, u):
-        n_val = min(max(1, int(round(fraction * len(idx)))), len(idx) - 1)
-        held = np.zeros(len(idx), bool)
-        held[rng.choice(len(idx), n_val, replace=False)] = True
-        out.append((idx[~held], idx[held]))
-    return out[0][0], out[1][0], out[0][1], out[1][1]
-
-
 def _prepare(X, s, fraction, key):
     """``(X, p_train, u_train, p_val, u_val)`` on the device (held-out indices None when ``fraction = 0``)."""
     X = check_X(X)
     s = check_pu_labels(s, name="s", n_samples=X.shape[0])
-    parts = validation_split(key, s, 0.0 if fraction is None else fraction)
+    parts = validation_split(key, s, fraction)
     return (jax.device_put(X), *(None if a is None else jax.device_put(a) for a in parts))
 
 
@@ -428,9 +401,10 @@ def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: st
 steps_per_epoch, lr_halving_epochs
         See :class:`pujax.neural.VPUClassifier`.
     validation_key : int, generator, JAX key or None
-        Seeds the held-out rows (:func:`validation_split`, shared by all seeds); None: the first of ``keys``.
+        Seeds the held-out rows (:func:`~pujax.neural.selection.validation_split`, shared by all seeds); None: the
+        first of ``keys``.
     devices : None, int, sequence of jax.Device or Mesh
-        Where the seeds train (:func:`pujax.neural.train.shard_seeds`).
+        Where the seeds train (:func:`pujax.devices.shard_seeds`).
 
     Returns
     -------
@@ -442,10 +416,7 @@ steps_per_epoch, lr_halving_epochs
     if isinstance(keys, (int, np.integer)) and not isinstance(keys, bool):
         keys = jax.random.split(jax.random.PRNGKey(0), check_int(int(keys), "keys"))
     keys = jnp.asarray(keys)
-    if validation_key is None:  # the first key, read on the host (no compiled indexing)
-        raw = jax.random.key_data(keys) if jax.dtypes.issubdtype(keys.dtype, jax.dtypes.prng_key) else keys
-        validation_key = np.asarray(raw, np.uint32)[0]
-    data = _prepare(X, s, validation_fraction, validation_key)
+    data = _prepare(X, s, validation_fraction, first_key(keys) if validation_key is None else validation_key)
     cfg = make_vpu_config(model, alpha, mixup_weight, batch_size, learning_rate, model_kwargs, int(data[0].shape[1]),
                           steps_per_epoch=steps_per_epoch, lr_halving_epochs=lr_halving_epochs)
     gammas = mixup_gammas(keys, cfg.alpha, check_int(epochs, "epochs"),
