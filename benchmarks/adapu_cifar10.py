@@ -72,7 +72,7 @@ def main(argv=None):
              f"random_state=seed)`, defaults otherwise (`learning_rate=\"auto\"`)", "",
              "| seed | test accuracy % | fit seconds (incl. compile) | selected β |", "| --- | --- | --- | --- |"]
     lines += [f"| {seed} | {acc:.2f} | {fit_s:.1f} | {beta:g} |" for seed, acc, fit_s, beta in rows]
-    lines += ["", f"Mean: **{accs.mean():.2f}{sd}** over {len(accs)} seeds.", "",
+    lines += ["", f"Mean: **{accs.mean():.2f}{sd}** over {len(accs)} seed" + ("s." if len(accs) > 1 else "."), "",
               "Papers (test accuracy %, mean (sd) of 5 runs): " + "; ".join(f"{k} {v}" for k, v in PAPER.items())
               + ". Zhao et al.'s Ada-PU entry uses CNN-extracted features, not raw pixels.", ""]
     out = pathlib.Path(args.out)

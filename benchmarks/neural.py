@@ -318,8 +318,10 @@ def render(db) -> str:
               "rest, and each seed keeps the epoch with the lowest held-out nnPU risk (sigmoid loss, the prior "
               "below); no test label is used. It stands in for the paper's per-data-set tuning. On MNIST the test "
               "accuracy of the last-epoch models peaks around epochs 25-50 (93.3-93.6 mean) and then moves by about "
-              "1.4 points from one epoch to the next within a seed; the held-out risk selected epochs 57-134 in the "
-              "runs above (each section lists them), whose models beat the last epoch's by 0.7-2.4 points.",
+              "1.4 points from one epoch to the next within a seed; the held-out risk selected epochs 57-161 in the "
+              "runs above (each section lists them), whose models beat the last epoch's by 0.7-3.5 points. GPU "
+              "runs are not bitwise reproducible: the same 200-epoch stream command gave 93.93 ± 0.46 and "
+              "93.59 ± 1.07 (`-repeat`).",
               "- Prior: the positive fraction of the training set (Kiryo et al.'s code computes it from the data).",
               "- 20News: TF-IDF (+ truncated SVD to 300 dims) replaces averaged GloVe vectors (not available "
               "offline), so accuracies are not comparable one-to-one with the paper; model d-300-300-300-1 "
