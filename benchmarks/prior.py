@@ -113,7 +113,7 @@ def main(argv=None):
     lines = [header("Class-prior estimation (pujax.prior, issue 9)"),
              "- run from the repository root as `python -m benchmarks.prior` "
              "(same as `python benchmarks/prior.py`)", ""]
-    lines.append("Machine shared with ~8 other agents: times are wall-clock of one call, noisy, classifier fits "
+    lines.append("Times are wall-clock of one call (see the load average above), classifier fits "
                  "included (default classifier: HistGradientBoosting, after PCA(50) for MNIST's 784 columns; "
                  "2-fold cross-fitting; 200 bootstrap resamples).\n")
 
