@@ -90,7 +90,7 @@ Xp, sp, n = pad_for_training(cfg, X, s)
 k = batch_layout(n, cfg.batch_size)[0]
 t0 = time.perf_counter()
 lowered = _get_compiled("train", cfg, 100, k).lower(jax.random.PRNGKey(0), Xp, sp, np.float32(0.5), None, None,
-                                                    np.int32(n))
+                                                    np.int32(n), None)
 t1 = time.perf_counter()
 lowered.compile()
 t2 = time.perf_counter()

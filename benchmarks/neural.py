@@ -173,23 +173,23 @@ def section_speed(args):
     counts = [4] + ([1, 8] if on_gpu else [])
     keys = {n: jax.random.split(jax.random.PRNGKey(args.seed), n) for n in set(counts) | {4}}
     t0 = time.perf_counter()
-    single = _get_compiled("train", cfg, E, k_batches).lower(keys[4][0], Xj, sj, pj, None, None, nv).compile()
+    single = _get_compiled("train", cfg, E, k_batches).lower(keys[4][0], Xj, sj, pj, None, None, nv, None).compile()
     t_single_compile = time.perf_counter() - t0
     many, t_many_compile = {}, {}
     for n in sorted(set(counts)):
         t0 = time.perf_counter()
-        many[n] = _get_compiled("fit_many", cfg, E, k_batches).lower(keys[n], Xj, sj, pj, None, None, nv).compile()
+        many[n] = _get_compiled("fit_many", cfg, E, k_batches).lower(keys[n], Xj, sj, pj, None, None, nv, None).compile()
         t_many_compile[n] = time.perf_counter() - t0
 
     def run_many(n):
         t0 = time.perf_counter()
-        jax.block_until_ready(many[n](keys[n], Xj, sj, pj, None, None, nv))
+        jax.block_until_ready(many[n](keys[n], Xj, sj, pj, None, None, nv, None))
         return time.perf_counter() - t0
 
     def run_loop():
         t0 = time.perf_counter()
         for k in keys[4]:
-            jax.block_until_ready(single(k, Xj, sj, pj, None, None, nv))
+            jax.block_until_ready(single(k, Xj, sj, pj, None, None, nv, None))
         return time.perf_counter() - t0
 
     loop_t, many_t = [], {n: [] for n in many}
