@@ -62,6 +62,31 @@ def test_elkan_noto_c_matches_numpy_reference(method):
     np.testing.assert_allclose(p, ref_p, rtol=1e-6)
 
 
+def test_elkan_noto_cross_fitted_c_matches_reference_and_is_steadier():
+    """cv=k: c from out-of-fold scores of every row (a hand-written StratifiedKFold loop), g fitted on all rows; with
+    30 labeled rows its error over 10 SCAR samples is below the single 10 % hold-out's."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y, s = _blobs(n=300, seed=2)
+    clf = ElkanNotoClassifier(cv=4, random_state=5).fit(X, s)
+    Z = _seen(X)
+    oof = np.empty(len(s))
+    for tr, te in StratifiedKFold(4, shuffle=True, random_state=np.random.RandomState(5)).split(Z, s):
+        oof[te] = LogisticRegression(max_iter=1000).fit(Z[tr], s[tr]).predict_proba(Z[te])[:, 1]
+    assert clf.c_ == pytest.approx(oof[s == 1].mean(), rel=1e-6)
+    np.testing.assert_allclose(clf.estimator_.coef_, LogisticRegression(max_iter=1000).fit(Z, s).coef_, rtol=1e-6)
+    errors = {None: [], 5: []}
+    for seed in range(10):
+        X, y, s = _blobs(n=300, seed=10 + seed, c=0.2)
+        for cv in errors:
+            errors[cv].append(abs(ElkanNotoClassifier(cv=cv, random_state=seed).fit(X, s).c_ - s.sum() / y.sum()))
+    assert np.mean(errors[5]) < np.mean(errors[None]), errors
+    with pytest.raises(ValueError, match="cv=4 needs at least 4 labeled"):
+        ElkanNotoClassifier(cv=4).fit(X[:20], np.r_[np.ones(3, int), np.zeros(17, int)])
+    with pytest.raises(ValueError, match="cv"):
+        ElkanNotoClassifier(cv=1).fit(X, s)
+
+
 def test_elkan_noto_weighted_variant_matches_reference_and_beats_naive():
     X, y, s = _blobs(seed=1, c=0.3, shift=2.0)
     clf = ElkanNotoClassifier(weighted=True, random_state=0).fit(X, s)

@@ -9,6 +9,11 @@ set :math:`V` with labeled part :math:`P` (§3):
 * ``e2``: :math:`\sum_{x \in P} g(x) / \sum_{x \in V} g(x)`;
 * ``e3``: :math:`\max_{x \in V} g(x)`.
 
+With ``cv=k`` the held-out set is cross-fitted: the rows are split into ``k`` folds stratified by ``s``, each fold is
+scored by a ``g`` fitted on the other folds, and ``c`` is estimated from these out-of-fold scores of all rows, so every
+labeled positive counts (a single hold-out of 10 % leaves a handful of labeled rows on small data); the ``g`` used for
+prediction is then fitted on all rows.
+
 The weighted variant (§4) duplicates each unlabeled row: as a positive with weight
 :math:`w(x) = p(y=1 \mid x, s=0) = \frac{1-c}{c}\,\frac{g(x)}{1-g(x)}` and as a negative with weight
 :math:`1 - w(x)`; labeled rows are positives of weight 1; a second classifier is fitted on that weighted set.
@@ -19,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
@@ -34,7 +40,7 @@ from pujax.meta._common import (
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin
 from pujax.prior._common import prior_from_label_frequency
-from pujax.validation import check_bool, check_float, check_in
+from pujax.validation import check_bool, check_float, check_in, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -77,13 +83,17 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         The base model fitted to separate labeled from unlabeled rows; ``None`` is scikit-learn's
         ``LogisticRegression(max_iter=1000)``. With ``weighted=True`` it must take ``sample_weight``.
     hold_out_ratio : float in (0, 1), default=0.1
-        Fraction of the labeled and of the unlabeled rows held out to estimate ``c`` (not used to fit ``g``).
+        Fraction of the labeled and of the unlabeled rows held out to estimate ``c`` (not used to fit ``g``); unused
+        with ``cv``.
+    cv : int >= 2 or None, default=None
+        Cross-fit ``c`` over ``cv`` folds stratified by ``s`` (module docstring) instead of one hold-out; ``g`` is
+        then fitted on all rows. ``cv + 1`` fits of the base model.
     weighted : bool, default=False
         Fit a second model on the weighted data of §4 instead of dividing ``g`` by ``c``.
     c_estimator : {"e1", "e2", "e3"}, default="e1"
         Estimator of ``c`` (§3).
     random_state : int, RandomState or None, default=None
-        Seed of the hold-out split.
+        Seed of the hold-out split (or of the folds).
 
     Attributes
     ----------
@@ -94,7 +104,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
         float32 trees).
     estimator_ : classifier
-        ``g``, fitted on the rows not held out.
+        ``g``, fitted on the rows not held out (on all rows with ``cv``).
     weighted_estimator_ : classifier or None
         The second model of the weighted variant.
     c_ : float
@@ -129,16 +139,18 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
             "the hold-out set is drawn row by row, so repeated rows and integer weights give different splits",
     }
 
-    def __init__(self, estimator=None, *, hold_out_ratio=0.1, weighted=False, c_estimator="e1",
+    def __init__(self, estimator=None, *, hold_out_ratio=0.1, cv=None, weighted=False, c_estimator="e1",
                  random_state=None):
         self.estimator = estimator
         self.hold_out_ratio = hold_out_ratio
+        self.cv = cv
         self.weighted = weighted
         self.c_estimator = c_estimator
         self.random_state = random_state
 
     def _check_params(self):
         check_float(self.hold_out_ratio, "hold_out_ratio", 0.0, 1.0)
+        check_int(self.cv, "cv", low=2, allow_none=True)
         check_bool(self.weighted, "weighted")
         check_in(self.c_estimator, "c_estimator", C_ESTIMATORS)
         check_base(self.estimator)
@@ -161,16 +173,33 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         self._check_params()
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
         base = base_or_default(self.estimator)
-        train, hold = stratified_hold_out(s, self.hold_out_ratio, check_random_state(self.random_state))
-        g = fit_base(base, X[train], s[train], None if w is None else w[train])
-        w_hold = None if w is None else w[hold]
-        c = estimate_label_frequency(positive_proba(g, X[hold]), s[hold], self.c_estimator, w_hold)
+        rng = check_random_state(self.random_state)
+        if self.cv is None:
+            train, hold = stratified_hold_out(s, self.hold_out_ratio, rng)
+            g = fit_base(base, X[train], s[train], None if w is None else w[train])
+            c = estimate_label_frequency(positive_proba(g, X[hold]), s[hold], self.c_estimator,
+                                         None if w is None else w[hold])
+        else:
+            c = estimate_label_frequency(self._out_of_fold_scores(base, X, s, w, rng), s, self.c_estimator, w)
+            g = fit_base(base, X, s, w)
         self.estimator_, self.c_ = g, c
         n_l = float(np.sum(s == 1) if w is None else np.sum(w[s == 1]))
         n_u = float(np.sum(s == 0) if w is None else np.sum(w[s == 0]))
         self.prior_ = float(np.clip(prior_from_label_frequency(c, n_l, n_u), 0.0, 1.0))
         self.weighted_estimator_ = self._fit_weighted(base, X, s, w, g, c) if self.weighted else None
         return self
+
+    def _out_of_fold_scores(self, base, X, s, w, rng):
+        """``g(x)`` of every row from a base model fitted on the other ``cv`` - 1 folds (stratified by ``s``)."""
+        n_min = int(min(np.sum(s == 1), np.sum(s == 0)))
+        if n_min < self.cv:
+            raise ValueError(f"cv={self.cv} needs at least {self.cv} labeled and {self.cv} unlabeled rows; got "
+                             f"{int(np.sum(s == 1))} and {int(np.sum(s == 0))}. Lower cv or pass cv=None.")
+        scores = np.empty(X.shape[0])
+        for train, test in StratifiedKFold(int(self.cv), shuffle=True, random_state=rng).split(X, s):
+            g = fit_base(base, X[train], s[train], None if w is None else w[train])
+            scores[test] = positive_proba(g, X[test])
+        return scores
 
     @staticmethod
     def _fit_weighted(base, X, s, w, g, c):
