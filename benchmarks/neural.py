@@ -178,7 +178,8 @@ def section_speed(args):
     many, t_many_compile = {}, {}
     for n in sorted(set(counts)):
         t0 = time.perf_counter()
-        many[n] = _get_compiled("fit_many", cfg, E, k_batches).lower(keys[n], Xj, sj, pj, None, None, nv, None).compile()
+        many[n] = _get_compiled("fit_many", cfg, E, k_batches).lower(keys[n], Xj, sj, pj, None, None, nv,
+                                                                      None).compile()
         t_many_compile[n] = time.perf_counter() - t0
 
     def run_many(n):

@@ -346,7 +346,9 @@ Xtr, s, _ = make_label_noise_setting(1, X, y, "pu", n_pos=40, n_unl=120, contami
 Xte, _ = make_circle_data(2, 500, 500)
 core._KERNEL_BUDGET = 4 * 128 * 128  # small blocks: several blocks, each split over the devices
 out = {"n_devices": jax.device_count()}
-for name, make in [("RESVM", lambda d: RESVMClassifier(13, n_pos=20, max_samples=60, random_state=0, devices=d)),
+# a given prior: the prior estimate over devices is tested in test_devices.py
+for name, make in [("RESVM", lambda d: RESVMClassifier(13, n_pos=20, max_samples=60, random_state=0, devices=d,
+                                                       prior=0.4)),
                    ("BAG", lambda d: BaggingSVMClassifier(9, max_samples=50, random_state=1, devices=d, prior=0.4))]:
     one, four = make(1).fit(Xtr, s), make(4).fit(Xtr, s)
     out[name] = float(np.mean(one.predict(Xte) == four.predict(Xte)))
@@ -454,8 +456,9 @@ def test_auto_resample_sizes():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(1400, 3))
     s = np.r_[np.ones(300, int), np.zeros(1100, int)]
-    est = RESVMClassifier(2, random_state=0).fit(X, s)
+    kw = dict(prior=0.3, random_state=0)  # the sizes do not depend on the prior: skip its estimation
+    est = RESVMClassifier(2, **kw).fit(X, s)
     assert (est.n_pos_, est.n_unl_) == (250, 1000)
-    small = RESVMClassifier(2, random_state=0).fit(X[250:900], s[250:900])
+    small = RESVMClassifier(2, **kw).fit(X[250:900], s[250:900])
     assert (small.n_pos_, small.n_unl_) == (50, 600)
-    assert BaggingSVMClassifier(2, random_state=0).fit(X[:600], s[:600]).n_unl_ == 300
+    assert BaggingSVMClassifier(2, **kw).fit(X[:600], s[:600]).n_unl_ == 300
