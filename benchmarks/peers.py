@@ -2,13 +2,15 @@
 
     python -m benchmarks.peers                 # breast_cancer, vote, ionosphere, german, spambase, mushroom
     python -m benchmarks.peers --quick         # the first four sets, one seed
+    python -m benchmarks.peers --sets ionosphere --methods "Elkan-Noto,Elkan-Noto (cv=5)" --seeds 5 --out PATH
 
 Protocol per set and seed: a stratified 70/30 train/test split, features standardised on the training part, SCAR
 labels on the training part (``pujax.data.make_censoring``, label frequency 0.5); accuracy and F1 against the true
 labels of the test part. Counterparts, configured alike:
 
 * Elkan-Noto: ``ElkanNotoClassifier`` / ``ElkanotoPuClassifier`` around ``LogisticRegression(max_iter=1000)``,
-  hold-out ratio 0.1; and the weighted variants (``weighted=True`` / ``WeightedElkanotoPuClassifier``);
+  hold-out ratio 0.1; and the weighted variants (``weighted=True`` / ``WeightedElkanotoPuClassifier``); also
+  pujax's cross-fitted label frequency (``cv=5``) beside pulearn's hold-out;
 * bagging PU: ``PUBaggingClassifier`` / ``BaggingPuClassifier``, 100 ``DecisionTreeClassifier`` bags of as many
   unlabeled rows as there are labeled positives, ``n_jobs=-1``;
 * nnPU: ``NNPULinearClassifier`` (its defaults: L-BFGS, full batch, ``C`` by 3-fold cross-validation of the
@@ -50,6 +52,8 @@ def _pairs(train):
     return {
         "Elkan-Noto": (lambda: ElkanNotoClassifier(lr, hold_out_ratio=0.1, random_state=0),
                        lambda: pulearn.ElkanotoPuClassifier(lr, hold_out_ratio=0.1, random_state=0)),
+        "Elkan-Noto (cv=5)": (lambda: ElkanNotoClassifier(lr, cv=5, random_state=0),
+                              lambda: pulearn.ElkanotoPuClassifier(lr, hold_out_ratio=0.1, random_state=0)),
         "Elkan-Noto weighted": (lambda: ElkanNotoClassifier(lr, hold_out_ratio=0.1, weighted=True, random_state=0),
                                 lambda: pulearn.WeightedElkanotoPuClassifier(lr, labeled=n_l, unlabeled=n_u,
                                                                              hold_out_ratio=0.1, random_state=0)),
@@ -76,7 +80,7 @@ def _scores(model, X, y):
     return accuracy_score(y, pred), f1_score(y, pred, zero_division=0.0)
 
 
-def run_set(name: str, seed: int):
+def run_set(name: str, seed: int, methods=None):
     """Rows ``(set, method, seed, pujax acc, pulearn acc, pujax F1, pulearn F1, first s, warm s, pulearn s)``."""
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
@@ -90,6 +94,8 @@ def run_set(name: str, seed: int):
     train = pujax.data.make_censoring(seed, X_tr, y_tr, labeled_fraction=0.5)
     rows = []
     for method, (ours, theirs) in _pairs(train).items():
+        if methods is not None and method not in methods:
+            continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             m_ours, t_first = _timed_fit(ours, train.X, train.s)
@@ -120,13 +126,18 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="four sets, one seed")
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--sets", default=None, help="comma list of " + ",".join(SETS) + " (default: all)")
+    parser.add_argument("--methods", default=None, help="comma list of method names as in the table (default: all)")
     parser.add_argument("--out", default=str(RESULTS / "peers.md"))
     args = parser.parse_args(argv)
     import pulearn
 
     sets, seeds = (SETS[:4], 1) if args.quick else (SETS, args.seeds)
+    if args.sets:
+        sets = [x.strip() for x in args.sets.split(",") if x.strip()]
+    methods = None if not args.methods else {x.strip() for x in args.methods.split(",")}
     head = header("pujax beside pulearn")
-    rows = [r for name in sets for seed in range(seeds) for r in run_set(name, seed)]
+    rows = [r for name in sets for seed in range(seeds) for r in run_set(name, seed, methods)]
     text = (f"{head}- load average at end (1/5/15 min): {load_average()}\n"
             f"- pulearn {pulearn.__version__}; {seeds} seed(s) per set, means shown\n\n"
             f"Protocol: see the docstring of benchmarks/peers.py.\n\n{table(rows)}\n")

@@ -173,6 +173,16 @@ def test_validation_selection_keeps_the_epoch_of_lowest_held_out_risk(problem):
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=2e-5), variables, sel.variables_)
 
 
+def test_keep_best_takes_the_earliest_minimum_and_skips_a_nan_start():
+    from pujax.neural.selection import init_best, keep_best
+
+    state = {"variables": {"w": jnp.zeros(())}, **init_best({"w": jnp.zeros(())})}
+    for e, loss in enumerate([np.nan, 0.5, 0.3, 0.3, 0.4]):
+        state = keep_best({**state, "variables": {"w": jnp.asarray(float(e))}}, jnp.float32(loss), jnp.int32(e))
+    assert int(state["best_epoch"]) == 2 and float(state["best_variables"]["w"]) == 2.0
+    assert float(state["best_loss"]) == pytest.approx(0.3)
+
+
 # ------------------------------------------------------------------------------------------ estimator
 
 

@@ -4,7 +4,7 @@ A stratified share of the labeled positives and of the unlabeled rows is held ou
 on the host, no compiled program); after every epoch the learner scores the held-out rows with its own criterion
 (the held-out nnPU / uPU / PN risk for :mod:`pujax.neural.train`, the variational loss for :mod:`pujax.neural.vpu`)
 inside the compiled program, and the carry of the epoch ``lax.scan`` keeps the variables of the epoch with the
-lowest value (:func:`keep_best`; the first epoch on ties and whenever the value is NaN so far).
+lowest value (:func:`keep_best`; the earliest such epoch on ties).
 """
 from __future__ import annotations
 
@@ -86,9 +86,10 @@ def init_best(variables: dict, dtype: jnp.dtype = jnp.float32) -> dict:
 
 def keep_best(state: dict, loss: jax.Array, epoch: jax.Array) -> dict:
     """``state`` with the selection updated by epoch ``epoch``, just trained, whose held-out value is ``loss``: its
-    variables replace ``best_variables`` if ``loss`` is the lowest so far (always for epoch 0, so a NaN value never
-    leaves the selection empty). Pure; jit / vmap-able."""
-    better = (loss < state["best_loss"]) | (epoch == 0)
+    variables replace ``best_variables`` if ``loss`` is the lowest so far (always for epoch 0, and whenever the best
+    value so far is NaN), so the selection is never empty and a NaN epoch never hides later finite ones. Pure; jit /
+    vmap-able."""
+    better = (loss < state["best_loss"]) | (epoch == 0) | jnp.isnan(state["best_loss"])
     best = jax.tree.map(lambda a, b: jnp.where(better, a, b), state["variables"], state["best_variables"])
     return {**state, "best_variables": best, "best_loss": jnp.where(better, loss, state["best_loss"]),
             "best_epoch": jnp.where(better, epoch, state["best_epoch"])}
