@@ -24,18 +24,10 @@ if __package__ in (None, ""):  # python benchmarks/adapu_cifar10.py
 import numpy as np
 
 from benchmarks._common import RESULTS, data_dir, header, select_device
+from benchmarks.neural import case_control
 
 PAPER = {"Ada-PU (CNN features)": "90.42 (0.11)", "nnPU-MLP": "75.75 (1.21)", "nnPU-CNN": "87.22 (1.01)",
          "PU ET (PU ET paper, raw pixels)": "79.74 (0.37)"}
-
-
-def pu_sample(seed, X, y, n_labeled=1000):
-    """Case-control PU set: ``n_labeled`` random positives (copies) stacked on all rows as U."""
-    rng = np.random.default_rng(seed)
-    P = rng.choice(np.flatnonzero(y == 1), n_labeled, replace=False)
-    X_pu = np.concatenate([X[P], X]).astype(np.float32)
-    s = np.r_[np.ones(n_labeled), np.zeros(len(y))].astype(np.int64)
-    return X_pu, s, float(y.mean())
 
 
 def main(argv=None):
@@ -54,7 +46,7 @@ def main(argv=None):
     Xte, yte = load("cifar10", data_dir=data_dir(), split="test")
     rows = []
     for seed in range(args.seeds):
-        X_pu, s, prior = pu_sample(seed, Xtr, ytr)
+        X_pu, s, prior = case_control(np.random.default_rng(seed), Xtr, ytr)  # as the neural benchmarks
         clf = AdaPUClassifier(n_estimators=args.n_estimators, prior=prior, random_state=seed)
         t0 = time.perf_counter()
         clf.fit(X_pu, s)

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 
     from pujax._typing import RandomStateLike as KeyLike
 
-__all__ = ["validation_split", "held_out_rows", "first_key", "init_best", "keep_best"]
+__all__ = ["validation_split", "held_out_rows", "first_key", "init_best", "keep_best", "SELECTION_KEYS"]
+
+SELECTION_KEYS = ("best_variables", "best_loss", "best_epoch")
+"""The entries of a training state that :func:`init_best` adds and :func:`keep_best` updates."""
 
 
 def validation_split(key: KeyLike, s: ArrayLike, fraction: float | None) -> tuple[np.ndarray, ...]:
@@ -80,8 +83,7 @@ def first_key(keys: jax.Array) -> np.ndarray:
 def init_best(variables: dict, dtype: jnp.dtype = jnp.float32) -> dict:
     """The selection's part of a training state: ``best_variables`` (a copy of ``variables``), ``best_loss``
     (+inf) and ``best_epoch`` (0)."""
-    return {"best_variables": variables, "best_loss": jnp.asarray(jnp.inf, dtype),
-            "best_epoch": jnp.zeros((), jnp.int32)}
+    return dict(zip(SELECTION_KEYS, (variables, jnp.asarray(jnp.inf, dtype), jnp.zeros((), jnp.int32))))
 
 
 def keep_best(state: dict, loss: jax.Array, epoch: jax.Array) -> dict:

@@ -50,7 +50,7 @@ import optax
 from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_mask, accepts_train, make_model, scores_of
-from pujax.neural.selection import first_key, held_out_rows, init_best, keep_best
+from pujax.neural.selection import SELECTION_KEYS, first_key, held_out_rows, init_best, keep_best
 from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
 from pujax.validation import as_key, check_in, check_int, check_prior, check_pu_labels, check_X
 
@@ -325,9 +325,11 @@ def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior:
 
     def epoch(state, _):
         e = state["epoch"]
-        state, hist = (_stream_epoch if cfg.batching == "stream" else _shuffled_epoch)(
-            cfg, state, X, s, prior, n_valid, n_batches)
-        state = {**state, "epoch": e + 1}
+        selection = {k: state[k] for k in SELECTION_KEYS if k in state}  # kept out of the minibatch loop's carry
+        train = {k: v for k, v in state.items() if k not in selection}
+        train, hist = (_stream_epoch if cfg.batching == "stream" else _shuffled_epoch)(
+            cfg, train, X, s, prior, n_valid, n_batches)
+        state = {**train, **selection, "epoch": e + 1}
         if X_eval is not None:
             g = predict_scores(cfg, state["variables"], X_eval)
             hist["test_error"] = jnp.mean(((g > 0).astype(jnp.int32) != y_eval).astype(hist["risk"].dtype))
