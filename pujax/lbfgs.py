@@ -2,8 +2,9 @@ r"""L-BFGS in NumPy for a batch of small independent problems (e.g. cross-valida
 strengths of a linear model), with one call of the objective per step for all problems still running.
 
 Each problem has its own two-loop recursion (Nocedal & Wright 2006, Algorithm 7.4), its own backtracking Armijo
-line search (quadratic interpolation) and its own stop (gradient norm below ``tol``, relative decrease below
-``ftol``, ``max_iter`` iterations, or no decrease found); curvature pairs with
+line search (quadratic interpolation; after a rejected step, several candidate steps in one call of the objective)
+and its own stop (gradient norm below ``tol``, relative decrease below ``ftol``, ``max_iter`` iterations, or no
+decrease found); curvature pairs with
 :math:`s^\top y \le 10^{-10}\,\lVert s\rVert\,\lVert y\rVert` are skipped, so non-convex objectives keep a
 positive definite inverse-Hessian approximation. Nothing is compiled: for objectives of tens to hundreds of
 parameters a first solve costs what every later one does.
@@ -18,7 +19,8 @@ import numpy as np
 __all__ = ["LBFGSResult", "lbfgs_minimize"]
 
 _C1 = 1e-4  # Armijo constant
-_MAX_HALVINGS = 20
+_MAX_CALLS = 12  # objective calls per line search (the first tries step 1, later ones a ladder)
+_LADDER = np.array([1.0, 0.2, 0.04])  # fractions of the interpolated step tried together after a rejection
 
 
 class LBFGSResult(NamedTuple):
@@ -47,26 +49,39 @@ def _direction(g, S, Y, rho, gamma):
 
 
 def _line_search(value_and_grad, x, f, g, d, active):
-    """Backtracking from step 1 until ``f(x + t d) <= f + c1 t g^T d`` for every active problem."""
+    """Backtracking from step 1 until ``f(x + t d) <= f + c1 t g^T d`` for every active problem. After a rejected
+    step, one call tries a ladder of :data:`_LADDER` steps per problem still searching (the minimiser of the
+    quadratic through ``f(0)``, ``f'(0)`` and ``f(t)``, kept in ``[0.1 t, 0.5 t]``, and fixed fractions of it) and
+    keeps the largest that passes, so a search takes few calls of the objective."""
     slope = np.einsum("bk,bk->b", g, d)
     t = np.ones_like(f)
     f_new, g_new = f.copy(), g.copy()
     todo = active & (slope < 0)
     ok = np.zeros_like(active)
-    for _ in range(_MAX_HALVINGS):
+    ladder = np.ones(1)
+    for _ in range(_MAX_CALLS):
         if not todo.any():
             break
         rows = np.flatnonzero(todo)
-        ft, gt = np.full_like(f, np.inf), g.copy()
-        ft[rows], gt[rows] = value_and_grad(x[rows] + t[rows, None] * d[rows], rows)
-        accept = todo & np.isfinite(ft) & (ft <= f + _C1 * t * slope)
-        f_new[accept], g_new[accept] = ft[accept], gt[accept]
-        ok |= accept
-        todo &= ~accept
-        # minimiser of the quadratic through f(0), f'(0) and f(t), kept in [0.1 t, 0.5 t]
-        curv = np.where(np.isfinite(ft), ft - f - slope * t, np.inf)
-        t_quad = -slope * t * t / np.maximum(2.0 * curv, 1e-300)
-        t = np.where(todo, np.clip(t_quad, 0.1 * t, 0.5 * t), t)
+        steps = t[rows, None] * ladder  # (r, L): the candidates of each problem, largest first
+        rep = np.repeat(rows, ladder.size)
+        ft, gt = value_and_grad(x[rep] + steps.reshape(-1, 1) * d[rep], rep)
+        ft, gt = ft.reshape(rows.size, ladder.size), gt.reshape(rows.size, ladder.size, -1)
+        passes = np.isfinite(ft) & (ft <= f[rows, None] + _C1 * steps * slope[rows, None])
+        first = np.argmax(passes, axis=1)  # the largest passing step (0 where none passes)
+        hit = passes[np.arange(rows.size), first]
+        acc = rows[hit]
+        t[acc], f_new[acc], g_new[acc] = steps[hit, first[hit]], ft[hit, first[hit]], gt[hit, first[hit]]
+        ok[acc] = True
+        todo[acc] = False
+        # the rest go on from their smallest candidate, through the quadratic interpolation
+        miss = ~hit
+        t_last, f_last = steps[miss, -1], ft[miss, -1]
+        s_m = slope[rows[miss]]
+        curv = np.where(np.isfinite(f_last), f_last - f[rows[miss]] - s_m * t_last, np.inf)
+        t_quad = -s_m * t_last * t_last / np.maximum(2.0 * curv, 1e-300)
+        t[rows[miss]] = np.clip(t_quad, 0.1 * t_last, 0.5 * t_last)
+        ladder = _LADDER
     return t, f_new, g_new, ok
 
 
@@ -78,7 +93,8 @@ def lbfgs_minimize(value_and_grad: Callable, x0, max_iter: int, tol: float, memo
     ----------
     value_and_grad : callable
         ``value_and_grad(X, rows) -> (f (r,), g (r, k))``: values and gradients of the problems ``rows`` (indices
-        into the batch) at the points ``X`` (r, k); only the problems still running are evaluated.
+        into the batch; an index may repeat) at the points ``X`` (r, k); only the problems still running are
+        evaluated.
     x0 : array of shape (B, k)
         Starting points.
     max_iter : int

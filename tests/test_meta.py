@@ -312,7 +312,7 @@ def test_linear_pu_batched_gradient_and_cross_validation():
     import jax.numpy as jnp
 
     from pujax.meta import NNPULinearClassifier, linear_pu_objective
-    from pujax.meta.nnpu_linear import C_GRID, _batch_value_and_grad, _folds
+    from pujax.meta.nnpu_linear import C_GRID, _folds, _PUObjective
     from pujax.validation import host_rng
 
     X, y, s = _blobs(n=150, seed=11, c=0.4, d=3)
@@ -321,7 +321,7 @@ def test_linear_pu_batched_gradient_and_cross_validation():
     Theta = r.normal(size=(4, 4))
     for loss in ("sigmoid", "logistic", "quadratic", "savage", "double_hinge"):
         for risk in ("nnpu", "upu"):
-            values, grads = _batch_value_and_grad(Theta, Z, s, W, 0.45, C, loss, risk == "nnpu")
+            values, grads = _PUObjective(Z, s, W, 0.45, C, loss, risk == "nnpu")(Theta)
             for b in range(4):
                 f = lambda t: linear_pu_objective((t[:-1], t[-1]), jnp.asarray(Z, jnp.float32), jnp.asarray(s),  # noqa
                                                   jnp.asarray(W[b], jnp.float32), 0.45, C[b], loss, risk)
