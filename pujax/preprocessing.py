@@ -19,13 +19,25 @@ if TYPE_CHECKING:
 __all__ = ["standardization", "standardize", "StandardizedInputMixin"]
 
 
+_BLOCK_ROWS = 1 << 16  # rows converted to float64 at a time: memory beyond X stays O(block x features)
+
+
+def _blocks(X):
+    """``X`` in float64 blocks of at most :data:`_BLOCK_ROWS` rows, with the start of each block."""
+    for a in range(0, X.shape[0], _BLOCK_ROWS):
+        yield a, np.asarray(X[a:a + _BLOCK_ROWS], dtype=np.float64)
+
+
 def _small_integers(X: np.ndarray) -> np.ndarray:
     """Per feature: integer values in a range below 2**16 (pixels, counts, one-hot), which float32 holds exactly."""
     if X.shape[0] == 0:
         return np.zeros(X.shape[1], bool)
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    small = (hi - lo < 65536) & (np.abs(lo) < 2**24) & (np.abs(hi) < 2**24)
-    return small & np.all(X == np.floor(X), axis=0)
+    lo, hi = np.full(X.shape[1], np.inf), np.full(X.shape[1], -np.inf)
+    whole = np.ones(X.shape[1], bool)
+    for _, xb in _blocks(X):
+        lo, hi = np.minimum(lo, xb.min(axis=0)), np.maximum(hi, xb.max(axis=0))
+        whole &= np.all(xb == np.floor(xb), axis=0)
+    return whole & (hi - lo < 65536) & (np.abs(lo) < 2**24) & (np.abs(hi) < 2**24)
 
 
 def standardization(X: ArrayLike, *, sample_weight: ArrayLike | None = None,
@@ -57,21 +69,25 @@ def standardization(X: ArrayLike, *, sample_weight: ArrayLike | None = None,
     >>> standardize(X, center, scale).tolist()
     [[1.0, 0.0], [-1.0, 0.0]]
     """
-    X = np.asarray(X, dtype=np.float64)
-    d = X.shape[1]
-    if X.shape[0] == 0:
+    X = np.asarray(X)
+    n, d = X.shape
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if n == 0 or (w is not None and not np.any(w > 0)):
         return np.zeros(d), np.ones(d)
-    if sample_weight is None:
-        center = X.mean(axis=0)
-        scale = X.std(axis=0)
-        rows = X
-    else:
-        w = np.asarray(sample_weight, dtype=np.float64)
-        center = np.average(X, axis=0, weights=w)
-        scale = np.sqrt(np.average((X - center) ** 2, axis=0, weights=w))
-        rows = X[w > 0]
+    total = float(n) if w is None else w.sum()
+    first = np.asarray(X[0 if w is None else int(np.argmax(w > 0))], dtype=np.float64)
+    s1, constant = np.zeros(d), np.ones(d, bool)
+    for a, xb in _blocks(X):  # two passes in float64 blocks: the mean, then the mean squared deviation
+        wb = None if w is None else w[a:a + len(xb), None]
+        s1 += (xb if wb is None else xb * wb).sum(axis=0)
+        constant &= np.all((xb if wb is None else xb[wb[:, 0] > 0]) == first, axis=0)
+    center = s1 / total
+    s2 = np.zeros(d)
+    for a, xb in _blocks(X):
+        r = (xb - center) ** 2
+        s2 += (r if w is None else r * w[a:a + len(xb), None]).sum(axis=0)
+    scale = np.sqrt(s2 / total)
     tiny = 8 * np.finfo(np.float64).eps * np.abs(center)
-    constant = np.all(rows == rows[:1], axis=0)
     scale = np.where(np.isfinite(scale) & (scale > tiny) & (scale > 0) & ~constant, scale, 1.0)
     if keep_small_integers:
         small = _small_integers(X)
@@ -97,10 +113,13 @@ def standardize(X: ArrayLike, center: ArrayLike, scale: ArrayLike, *, clip: floa
     -------
     ndarray of shape (n_samples, n_features)
     """
-    Z = (np.asarray(X, dtype=np.float64) - np.asarray(center, np.float64)) / np.asarray(scale, np.float64)
-    if clip is not None:
-        Z = np.clip(Z, -clip, clip)
-    return np.ascontiguousarray(Z, dtype=dtype)
+    X = np.asarray(X)
+    center, scale = np.asarray(center, np.float64), np.asarray(scale, np.float64)
+    Z = np.empty(X.shape, dtype=dtype)
+    for a, xb in _blocks(X):  # float64 arithmetic a block at a time
+        zb = (xb - center) / scale
+        Z[a:a + len(xb)] = zb if clip is None else np.clip(zb, -clip, clip)
+    return Z
 
 
 class StandardizedInputMixin:

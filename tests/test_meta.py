@@ -172,6 +172,38 @@ def test_bagging_parallel_equals_sequential_and_beats_naive(tmp_path):
     np.testing.assert_array_equal(back.predict_proba(X), one.predict_proba(X))
 
 
+
+def test_bagging_batched_svm_bags_equal_one_by_one_fits(tmp_path):
+    """A base model with ``fit_bags`` (pujax's CWSVM) solves every bag in one batch; each bag's model, its scores
+    and the out-of-bag scores equal separate CWSVM fits on the same bags of the standardised rows."""
+    from pujax.meta import PUBaggingClassifier
+    from pujax.preprocessing import standardize
+    from pujax.svm import CWSVMClassifier
+
+    X, y, s = _blobs(n=200, seed=12, c=0.4, shift=1.5)
+    base = CWSVMClassifier(C_pos=2.0, C_unl=0.5)
+    clf = PUBaggingClassifier(base, n_estimators=5, max_samples=40, random_state=3).fit(X, s)
+    Z = standardize(X, clf.mean_, clf.scale_)
+    seeds = np.random.RandomState(3).randint(np.iinfo(np.int32).max, size=5)
+    P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
+    probas, oob_sum, oob_n = [], np.zeros(len(s)), np.zeros(len(s))
+    for seed, est in zip(seeds, clf.estimators_):
+        bag = np.random.RandomState(seed).choice(U, size=40, replace=True)
+        ref = CWSVMClassifier(C_pos=2.0, C_unl=0.5).fit(Z[np.r_[P, bag]], np.r_[np.ones(P.size), np.zeros(40)])
+        np.testing.assert_allclose(est.decision_function(Z), ref.decision_function(Z), rtol=1e-4, atol=1e-4)
+        assert est.n_unl_ == ref.n_unl_ == 40 and est.gamma_ == pytest.approx(ref.gamma_)
+        probas.append(ref.predict_proba(Z)[:, 1])
+        out = np.setdiff1d(U, bag)
+        oob_sum[out] += ref.predict_proba(Z[out])[:, 1]
+        oob_n[out] += 1
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], np.mean(probas, 0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(clf.oob_decision_function_[:, 1],
+                               np.where(oob_n > 0, oob_sum / np.maximum(oob_n, 1), np.nan), rtol=1e-4, atol=1e-5)
+    from sklearn.metrics import roc_auc_score
+    assert roc_auc_score(y, clf.predict_proba(X)[:, 1]) > 0.9
+    clf.save(tmp_path / "bag")
+    np.testing.assert_array_equal(PUBaggingClassifier.load(tmp_path / "bag").predict_proba(X), clf.predict_proba(X))
+
 def test_saved_tree_with_a_cycle_is_refused(tmp_path):
     import json
 

@@ -232,3 +232,30 @@ def test_pad_rows_fills():
         pad_rows(2, np.zeros((0, 2)), fill="first_row")
     with pytest.raises(ValueError, match="cannot pad"):
         pad_rows(2, X)
+
+
+def test_standardization_in_row_blocks_equals_the_whole_array(monkeypatch):
+    """Statistics and the transform are computed in float64 blocks of rows (bounded memory on large X); with tiny
+    blocks they equal numpy's float64 mean / std / average over the whole array, and the transform is exact."""
+    import pujax.preprocessing as pre
+
+    monkeypatch.setattr(pre, "_BLOCK_ROWS", 7)
+    r = np.random.default_rng(0)
+    X = (r.normal(size=(100, 4)) * [1.0, 1e-3, 5.0, 0.0] + [1e7, 0.0, -3.0, 2.0]).astype(np.float32)
+    X[:, 1] = np.round(X[:, 1] * 1e3)  # small integers
+    w = r.uniform(0.0, 2.0, 100)
+    w[:10] = 0.0
+    X64 = X.astype(np.float64)
+    center, scale = pre.standardization(X)
+    np.testing.assert_allclose(center, X64.mean(0), rtol=1e-13)
+    np.testing.assert_allclose(scale[:3], X64.std(0)[:3], rtol=1e-10)
+    assert scale[3] == 1.0  # a constant feature
+    cw, sw = pre.standardization(X, sample_weight=w)
+    ref = np.average(X64, 0, weights=w)
+    np.testing.assert_allclose(cw, ref, rtol=1e-13)
+    np.testing.assert_allclose(sw[:3], np.sqrt(np.average((X64 - ref) ** 2, 0, weights=w))[:3], rtol=1e-10)
+    ck, sk = pre.standardization(X, keep_small_integers=True)
+    assert (ck[1], sk[1]) == (0.0, 1.0) and sk[2] != 1.0  # (feature 0: 1e7 + x in float32 is integral too)
+    Z = pre.standardize(X, center, scale, clip=3.0)
+    np.testing.assert_array_equal(Z, np.clip((X64 - center) / scale, -3.0, 3.0).astype(np.float32))
+    assert Z.dtype == np.float32 and Z.flags.c_contiguous

@@ -6,7 +6,9 @@ new row is the mean of :math:`f_t(x)`; the out-of-bag score of an unlabeled row 
 whose :math:`U_t` did not contain it (the transductive score of the paper).
 
 Bags are fitted in parallel with joblib (``n_jobs``), in chunks as scikit-learn's ``BaggingClassifier`` does; the
-seeds of the bags are drawn before the split into chunks, so the model does not depend on ``n_jobs``.
+seeds of the bags are drawn before the split into chunks, so the model does not depend on ``n_jobs``. A base model
+with a ``fit_bags(X, y, bags)`` method (pujax's :class:`~pujax.svm.CWSVMClassifier`, whose bags are solved as one
+batch of SVM problems) fits all bags in one call instead, on the same bags.
 """
 from __future__ import annotations
 
@@ -68,21 +70,27 @@ def _score(model, X) -> np.ndarray:
     return (np.asarray(model.predict(as_float64(X))) == 1).astype(np.float64)
 
 
-def _fit_chunk(estimator, seeds, X, s, w, k, bootstrap):
-    """Fit the bags of one chunk; return the models and the out-of-bag score sums and counts over all rows."""
-    P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
-    oob_sum, oob_count, models = np.zeros(s.size), np.zeros(s.size), []
-    for seed in seeds:
-        bag = draw_bag(seed, U, k, bootstrap)
-        rows = np.concatenate([P, bag])
-        y = np.concatenate([np.ones(P.size, np.int32), np.zeros(bag.size, np.int32)])
-        model = fit_base(_with_seed(estimator, seed), X[rows], y, None if w is None else w[rows])
+def _oob_sums(models, bags, X, s):
+    """Out-of-bag score sums and counts over all rows: each model scores the unlabeled rows its bag left out."""
+    U = np.flatnonzero(s == 0)
+    oob_sum, oob_count = np.zeros(s.size), np.zeros(s.size)
+    for model, bag in zip(models, bags):
         out = np.setdiff1d(U, bag, assume_unique=False)
         if out.size:
             oob_sum[out] += _score(model, X[out])
             oob_count[out] += 1
-        models.append(model)
-    return models, oob_sum, oob_count
+    return oob_sum, oob_count
+
+
+def _fit_chunk(estimator, seeds, X, s, w, k, bootstrap):
+    """Fit the bags of one chunk; return the models and the out-of-bag score sums and counts over all rows."""
+    P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
+    models, bags = [], [draw_bag(seed, U, k, bootstrap) for seed in seeds]
+    for seed, bag in zip(seeds, bags):
+        rows = np.concatenate([P, bag])
+        y = np.concatenate([np.ones(P.size, np.int32), np.zeros(bag.size, np.int32)])
+        models.append(fit_base(_with_seed(estimator, seed), X[rows], y, None if w is None else w[rows]))
+    return (models, *_oob_sums(models, bags, X, s))
 
 
 @register_estimator
@@ -93,7 +101,9 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     ----------
     estimator : classifier, default=None
         Base model (cloned per bag); ``None`` is scikit-learn's ``DecisionTreeClassifier()``. Its
-        ``random_state`` is set to the bag's seed.
+        ``random_state`` is set to the bag's seed. A base model with ``fit_bags(X, y, bags)``
+        (:class:`~pujax.svm.CWSVMClassifier`: the bagging SVM of Mordelet & Vert) fits every bag in one batched
+        call when no ``sample_weight`` is given.
     n_estimators : int, default=100
         Number of bags ``T``.
     max_samples : int, float or None, default=None
@@ -184,13 +194,18 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         base = DecisionTreeClassifier() if self.estimator is None else self.estimator
         k = bag_sizes(self.max_samples, int(s.sum()), int((s == 0).sum()), self.bootstrap)
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
-        n_chunks = min(self.n_estimators, max(1, _effective_jobs(self.n_jobs)))
-        chunks = [c for c in np.array_split(seeds, n_chunks) if c.size]
-        out = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(
-            delayed(_fit_chunk)(base, chunk, X, s, w, k, self.bootstrap) for chunk in chunks)
-        self.estimators_ = [m for models, _, _ in out for m in models]
-        oob_sum = np.sum([o for _, o, _ in out], axis=0)
-        oob_count = np.sum([c for _, _, c in out], axis=0)
+        if callable(getattr(base, "fit_bags", None)) and w is None:  # a batched base model: one solve for all bags
+            bags = [draw_bag(seed, np.flatnonzero(s == 0), k, self.bootstrap) for seed in seeds]
+            self.estimators_ = base.fit_bags(X, s, bags)
+            oob_sum, oob_count = _oob_sums(self.estimators_, bags, X, s)
+        else:
+            n_chunks = min(self.n_estimators, max(1, _effective_jobs(self.n_jobs)))
+            chunks = [c for c in np.array_split(seeds, n_chunks) if c.size]
+            out = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(
+                delayed(_fit_chunk)(base, chunk, X, s, w, k, self.bootstrap) for chunk in chunks)
+            self.estimators_ = [m for models, _, _ in out for m in models]
+            oob_sum = np.sum([o for _, o, _ in out], axis=0)
+            oob_count = np.sum([c for _, _, c in out], axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             p = np.where(oob_count > 0, oob_sum / np.maximum(oob_count, 1), np.nan)
         self.oob_decision_function_ = np.stack([1.0 - p, p], axis=1)

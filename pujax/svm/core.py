@@ -56,8 +56,8 @@ if TYPE_CHECKING:
     from pujax._typing import DevicesLike
 
 __all__ = ["SVMModel", "SolveResult", "vote_fraction", "ensemble_decision", "solve_problems", "svm_fit",
-           "resvm_fit", "bagging_svm_fit", "cwsvm_fit", "svm_base_decision", "svm_decision", "svm_proba",
-           "ensemble_scores", "prior_threshold", "threshold_rows", "make_model", "THRESHOLD_ROWS"]
+           "resvm_fit", "bagging_svm_fit", "cwsvm_fit", "cwsvm_fit_bags", "svm_base_decision", "svm_decision",
+           "svm_proba", "ensemble_scores", "prior_threshold", "threshold_rows", "make_model", "THRESHOLD_ROWS"]
 
 _KERNEL_BUDGET = 1 << 25  # floats of per-problem kernel matrices per device at once (128 MB in float32)
 _PREDICT_BUDGET = 1 << 24  # floats of one predict block K(X_chunk, SV)
@@ -299,6 +299,46 @@ def cwsvm_fit(X: ArrayLike, s: ArrayLike, *, C_pos: float = 1.0, C_unl: float = 
     spec = cwsvm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), C_pos=C_pos, C_unl=C_unl)
     return svm_fit(jax.random.PRNGKey(0), X, s, spec, vote=False, devices=devices, **svm)
 
+
+
+def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: float = 1.0, C_unl: float = 1.0,
+                   kernel: str = "rbf", gamma: float | str = "scale", coef0: float = 0.0, degree: int = 3,
+                   tol: float = 1e-3, max_iter: int = 100_000, devices: DevicesLike = None) -> list[SVMModel]:
+    """One class-weighted SVM per bag -- all labeled rows (``s = 1``, bound ``C_pos``) against the unlabeled rows
+    ``bags[b]`` (indices into ``X``, repeats allowed; bound ``C_unl``) -- all solved in one batched solve.
+
+    Model ``b`` equals :func:`cwsvm_fit` on the rows of bag ``b`` (standardised with their own statistics, ``gamma``
+    resolved on them) up to float rounding: the bags' standardised rows are stacked and every problem indexes its own
+    block. This is the batched base-model fit of :class:`pujax.meta.PUBaggingClassifier` (Mordelet & Vert 2014).
+    """
+    check_in(kernel, "kernel", KERNELS)
+    degree = check_int(degree, "degree")
+    s = np.asarray(s)
+    P = np.flatnonzero(s == 1)
+    if P.size == 0 or not bags:
+        raise ValueError("cwsvm_fit_bags needs at least one labeled row (s = 1) and one bag.")
+    rows = [np.concatenate([P, np.asarray(b, np.int64)]) for b in bags]
+    sizes = np.array([r.size for r in rows])
+    if np.any(sizes == P.size):
+        raise ValueError("every bag needs at least one unlabeled row.")
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    stats = [standardize_stats(np.asarray(X)[r]) for r in rows]
+    Xs = [standardize(np.asarray(X)[r], *st) for r, st in zip(rows, stats)]
+    gammas = np.array([resolve_gamma(gamma, x) if kernel != "linear" else 1.0 for x in Xs])
+    width, B = bucket_size(int(sizes.max())), len(rows)
+    idx, y, C = np.zeros((B, width), np.int32), np.ones((B, width), np.float32), np.zeros((B, width), np.float32)
+    for b, n in enumerate(sizes):
+        idx[b, :n] = offsets[b] + np.arange(n)
+        y[b, P.size:n] = -1.0
+        C[b, :P.size], C[b, P.size:n] = C_pos, C_unl
+    sol = solve_problems(np.concatenate(Xs), Problems(idx, y, C), kernel=kernel, gamma=gammas, coef0=coef0,
+                         degree=degree, tol=tol, max_iter=max_iter, devices=devices)
+    models = []
+    for b in range(B):
+        local = Problems(idx[b:b + 1] - offsets[b] * (C[b:b + 1] > 0), y[b:b + 1], C[b:b + 1])
+        models.append(make_model(Xs[b], local, SolveResult(*(a[b:b + 1] for a in sol)), stats[b], kernel=kernel,
+                                 gamma=gammas[b], coef0=coef0, degree=degree, threshold=0.0, vote=False))
+    return models
 
 # ---------------------------------------------------------------------------------------------------- predicting
 @partial(jax.jit, static_argnames=("kernel", "degree"))

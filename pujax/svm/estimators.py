@@ -26,7 +26,7 @@ from sklearn.exceptions import ConvergenceWarning
 from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.persistence import register_estimator
 from pujax.progress import progress
-from pujax.svm.core import svm_base_decision, svm_decision, svm_fit, svm_proba
+from pujax.svm.core import cwsvm_fit_bags, svm_base_decision, svm_decision, svm_fit, svm_proba
 from pujax.svm.kernels import KERNELS, resolve_gamma
 from pujax.svm.problems import EnsembleSpec, bagging_svm_spec, cwsvm_spec, resample_size, resvm_spec
 from pujax.validation import (
@@ -35,6 +35,8 @@ from pujax.validation import (
     check_in,
     check_int,
     check_prior,
+    check_pu_labels,
+    check_X,
     validate_fit_data,
     validate_predict_data,
 )
@@ -109,19 +111,23 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
             model = svm_fit(key, X, s, spec, prior=prior, vote=self._vote, devices=getattr(self, "devices", None),
                             **self._svm_kwargs())
             bar.update()
-        self.model_ = model
         if prior is not None:
             self.prior_ = float(prior)
+        return self._set_model(model, spec, int(np.sum(s == 1)), int(np.sum(s == 0)))
+
+    def _set_model(self, model, spec: EnsembleSpec, n_P: int, n_U: int):
+        """Store a fitted model and its sizes; warn when base models stopped short of the KKT tolerance."""
+        self.model_ = model
         self.C_pos_, self.C_unl_ = float(spec.C_pos), float(spec.C_unl)
-        self.n_pos_ = int(spec.n_pos) if spec.n_pos is not None else int(np.sum(s == 1))
-        self.n_unl_ = int(spec.n_unl) if spec.n_unl is not None else int(np.sum(s == 0))
+        self.n_pos_ = int(spec.n_pos) if spec.n_pos is not None else n_P
+        self.n_unl_ = int(spec.n_unl) if spec.n_unl is not None else n_U
         self.gamma_ = float(model.gamma)
         bad = model.kkt_gap > self.tol
         if np.any(bad):
             warnings.warn(
                 f"{int(np.sum(bad))} of {bad.size} SVM base model(s) did not reach the KKT tolerance tol={self.tol} "
                 f"within max_iter={self.max_iter} steps (max gap {float(np.max(model.kkt_gap)):.3g}); increase "
-                f"max_iter or tol.", ConvergenceWarning, stacklevel=2)
+                f"max_iter or tol.", ConvergenceWarning, stacklevel=3)
         return self
 
     def _check_loaded(self):
@@ -263,6 +269,33 @@ class CWSVMClassifier(_BaseSVM):
 
     def ensemble_spec(self, n_P, n_U):
         return cwsvm_spec(n_P, n_U, C_pos=self.C_pos, C_unl=self.C_unl)
+
+    def fit_bags(self, X: ArrayLike, y: ArrayLike, bags: list[ArrayLike]) -> list[CWSVMClassifier]:
+        """One fitted copy of this estimator per bag -- the rows with ``y = 1`` against the rows ``bags[b]``
+        (indices into ``X``, repeats allowed) -- solved as one batch (:func:`~pujax.svm.core.cwsvm_fit_bags`).
+
+        Copy ``b`` predicts as ``clone(self).fit(X[rows_b], y[rows_b])`` with ``rows_b`` its labeled rows and bag
+        (up to float rounding). :class:`~pujax.meta.PUBaggingClassifier` calls this instead of fitting its bags
+        one by one.
+
+        Returns
+        -------
+        list of CWSVMClassifier
+        """
+        from sklearn.base import clone
+
+        X = check_X(X, dtype=None)
+        s = check_pu_labels(y, n_samples=X.shape[0])
+        self._check_common()
+        self._check_params()
+        n_P = int(np.sum(s == 1))
+        fitted = []
+        for model, bag in zip(cwsvm_fit_bags(X, s, bags, C_pos=self.C_pos, C_unl=self.C_unl, devices=self.devices,
+                                             **self._svm_kwargs()), bags):
+            est = clone(self)
+            est.classes_, est.n_features_in_ = np.array([0, 1]), X.shape[1]
+            fitted.append(est._set_model(model, self.ensemble_spec(n_P, len(bag)), n_P, len(bag)))
+        return fitted
 
 
 class _EnsembleSVM(_BaseSVM):
