@@ -319,7 +319,9 @@ class BaggingSVMClassifier(_EnsembleSVM):
 
     Each of ``n_estimators`` base models separates all labeled positives from a bootstrap resample of
     ``max_samples`` unlabeled rows, with ``C_U = C`` and ``C_P = C max_samples / |P|``. Aggregation as RESVM
-    (eqs. 4-6).
+    (eqs. 4-6), on one standardisation of all rows. The same bags around any classifier, averaged as probabilities,
+    are :class:`pujax.meta.PUBaggingClassifier`; with a :class:`CWSVMClassifier` base it too solves all bags in one
+    batch.
 
     Parameters
     ----------
