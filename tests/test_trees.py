@@ -619,3 +619,38 @@ def test_other_forests_affine_invariant(name, pu):
         p = m.predict_proba(a * X + b)
         assert np.all(np.isfinite(p)), (name, a, b)
         assert np.mean(m.predict(a * X + b) == ref.predict(X)) >= 0.99, (name, a, b)
+
+
+def test_bagged_supervised_forests_grow_as_one_forest(pu):
+    """PUBaggingET hands its bags to SupervisedET.fit_bags: one forest, split per bag. Every tree of bag b is grown
+    on exactly P and bag b (root counts), node weights are rescaled to the bag (root weight 1, as a fit on the bag's
+    rows has it), slices are valid forests whose tree-weighted mean is the whole forest's score, and the ranking
+    matches the one-by-one bags (the same bags, binned on their own rows)."""
+    from sklearn.metrics import roc_auc_score
+
+    from pujax.trees import PUBaggingET, SupervisedET
+    from pujax.trees.core import forest_proba
+    from pujax.trees.model import check_forest, forest_slice
+
+    X, s, y = _pu_data(seed=3, n_u=300, n_p=60)
+    X = X.astype(np.float64)
+    clf = PUBaggingET(n_estimators=4, n_trees=6, max_samples=100, random_state=0).fit(X, s)
+    for est in clf.estimators_:
+        f = est.forest_
+        check_forest(f, X.shape[1])
+        roots = f.tree_offsets[:-1]
+        assert f.n_trees == 6 and np.all(f.c1[roots] == 60) and np.all(f.c0[roots] == 100)
+        np.testing.assert_allclose(f.weight[roots], 1.0, rtol=1e-6)
+    whole = SupervisedET(n_estimators=6, random_state=0).fit(X, s).forest_
+    parts = [forest_slice(whole, 0, 2), forest_slice(whole, 2, 6)]
+    for part in parts:
+        check_forest(part, X.shape[1])
+    np.testing.assert_allclose((2 * forest_proba(parts[0], X) + 4 * forest_proba(parts[1], X)) / 6,
+                               forest_proba(whole, X), rtol=1e-6, atol=1e-7)
+
+    class OneByOne(SupervisedET):
+        fit_bags = None
+
+    loop = PUBaggingClassifier(OneByOne(n_estimators=6), n_estimators=4, max_samples=100, random_state=0).fit(X, s)
+    auc = [roc_auc_score(y, m.predict_proba(X)[:, 1]) for m in (clf, loop)]
+    assert auc[0] > 0.8 and abs(auc[0] - auc[1]) < 0.03, auc

@@ -7,8 +7,9 @@ whose :math:`U_t` did not contain it (the transductive score of the paper).
 
 Bags are fitted in parallel with joblib (``n_jobs``), in chunks as scikit-learn's ``BaggingClassifier`` does; the
 seeds of the bags are drawn before the split into chunks, so the model does not depend on ``n_jobs``. A base model
-with a ``fit_bags(X, y, bags)`` method (pujax's :class:`~pujax.svm.CWSVMClassifier`, whose bags are solved as one
-batch of SVM problems) fits all bags in one call instead, on the same bags.
+with a ``fit_bags(X, y, bags)`` method fits all bags in one call instead, on the same bags: pujax's
+:class:`~pujax.svm.CWSVMClassifier` solves them as one batch of SVM problems, :class:`~pujax.trees.SupervisedET`
+(the base of :class:`~pujax.trees.PUBaggingET`) grows them as one forest.
 """
 from __future__ import annotations
 
@@ -102,8 +103,9 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     estimator : classifier, default=None
         Base model (cloned per bag); ``None`` is scikit-learn's ``DecisionTreeClassifier()``. Its
         ``random_state`` is set to the bag's seed. A base model with ``fit_bags(X, y, bags)``
-        (:class:`~pujax.svm.CWSVMClassifier`: the bagging SVM of Mordelet & Vert) fits every bag in one batched
-        call when no ``sample_weight`` is given.
+        (:class:`~pujax.svm.CWSVMClassifier`: the bagging SVM of Mordelet & Vert; :class:`~pujax.trees.SupervisedET`)
+        fits every bag in one batched call when no ``sample_weight`` is given (its ``random_state`` set to the first
+        bag's seed).
     n_estimators : int, default=100
         Number of bags ``T``.
     max_samples : int, float or None, default=None
@@ -112,7 +114,8 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     bootstrap : bool, default=True
         Draw the unlabeled rows of a bag with replacement (the paper's bootstrap sample).
     n_jobs : int or None, default=None
-        Bags fitted in parallel with joblib (``None`` = 1, ``-1`` = all cores).
+        Bags fitted in parallel with joblib (``None`` = 1, ``-1`` = all cores); unused with a base model that has
+        ``fit_bags``.
     random_state : int, RandomState or None, default=None
         Seed of the bags (and of the base models).
     verbose : int, default=0
@@ -196,7 +199,7 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
         if callable(getattr(base, "fit_bags", None)) and w is None:  # a batched base model: one solve for all bags
             bags = [draw_bag(seed, np.flatnonzero(s == 0), k, self.bootstrap) for seed in seeds]
-            self.estimators_ = base.fit_bags(X, s, bags)
+            self.estimators_ = _with_seed(base, seeds[0]).fit_bags(X, s, bags)
             oob_sum, oob_count = _oob_sums(self.estimators_, bags, X, s)
         else:
             n_chunks = min(self.n_estimators, max(1, _effective_jobs(self.n_jobs)))

@@ -122,8 +122,8 @@ class _PUObjective:
     """:func:`linear_pu_objective` and its exact gradient for B problems at once (NumPy): shared features ``Z``
     (n, k) and PU labels ``s``, row weights ``W`` (B, n) and ``C`` (B,) per problem. The labeled and the unlabeled
     rows are kept apart with their normalised weights ``pi w / n_P`` and ``w / n_U``, so the loss of a labeled row
-    as a negative is evaluated only where the risk uses it. Products and losses are float32 (8x faster than float64
-    for ``exp``), sums over rows, values and gradients float64."""
+    as a negative is evaluated only where the risk uses it. Products and losses are float32; sums over rows, values
+    and gradients float64."""
 
     def __init__(self, Z, s, W, prior, C, loss: str, non_negative: bool):
         pos = np.asarray(s) == 1

@@ -1,13 +1,14 @@
 """Class-weighted SVM, bagging SVM and RESVM on a batched JAX SVM dual solver (Claesen et al. 2015; DESIGN §3.5).
 
 Functional core: :mod:`pujax.svm.core` (:class:`SVMModel`, :func:`resvm_fit`, :func:`bagging_svm_fit`,
-:func:`cwsvm_fit`, :func:`svm_decision`), base-model problems in :mod:`pujax.svm.problems`, the SMO solver in
-:mod:`pujax.svm.solver`; scikit-learn estimators in :mod:`pujax.svm.estimators`.
+:func:`cwsvm_fit`, :func:`cwsvm_fit_bags`, :func:`svm_decision`), base-model problems in :mod:`pujax.svm.problems`,
+the SMO solver in :mod:`pujax.svm.solver`; scikit-learn estimators in :mod:`pujax.svm.estimators`.
 """
 from pujax.svm.core import (
     SVMModel,
     bagging_svm_fit,
     cwsvm_fit,
+    cwsvm_fit_bags,
     ensemble_decision,
     ensemble_scores,
     prior_threshold,
@@ -34,6 +35,7 @@ __all__ = [
     "resvm_fit",
     "bagging_svm_fit",
     "cwsvm_fit",
+    "cwsvm_fit_bags",
     "svm_decision",
     "svm_base_decision",
     "svm_proba",

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from pujax.meta.bagging import PUBaggingClassifier  # the one bagging implementation (re-exported here)
 from pujax.persistence import register_estimator
+from pujax.trees.core import forest_fit_bags
 from pujax.trees.forest import _BasePUForest
-from pujax.validation import check_int
+from pujax.validation import as_key, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -40,6 +43,32 @@ class _PNExtraTrees(_BasePUForest):
         self.devices = devices
         self.n_jobs = n_jobs
         self.verbose = verbose
+
+    def fit_bags(self, X: ArrayLike, y: ArrayLike, bags: list[ArrayLike]) -> list[_PNExtraTrees]:
+        """One fitted copy of this estimator per bag -- the rows with ``y = 1`` against the rows ``bags[b]``
+        (indices into ``X``, repeats allowed) -- all grown as one forest (:func:`~pujax.trees.core.forest_fit_bags`:
+        the bags share the bins of all rows). :class:`~pujax.meta.PUBaggingClassifier` calls this instead of
+        fitting its bags one by one.
+
+        Returns
+        -------
+        list of estimators of this class
+        """
+        from sklearn.base import clone
+
+        X = check_X(X, dtype=None)
+        s = check_pu_labels(y, n_samples=X.shape[0])
+        cfg = self._check_params(X.shape[1])
+        cfg.pop("risk")
+        cfg["devices"] = self._devices()
+        forests = forest_fit_bags(as_key(self.random_state), X, s, bags, **cfg)
+        n_P, fitted = int(s.sum()), []
+        for forest, bag in zip(forests, bags):
+            est = clone(self)
+            est.classes_, est.n_features_in_ = np.array([0, 1]), X.shape[1]
+            est.prior_ = n_P / (n_P + len(bag))
+            fitted.append(est._set_forest(forest, cfg["max_features"], (1.0 / (n_P + len(bag)), 1.0, 0.0)))
+        return fitted
 
 
 @register_estimator
@@ -171,7 +200,8 @@ class PUBaggingET(PUBaggingClassifier):
     r""":class:`~pujax.meta.PUBaggingClassifier` with supervised Extra Trees as base models (Wilton et al. 2022, §5).
 
     Each bag fits a :class:`SupervisedET` of ``n_trees`` trees on all labeled positives against a bootstrap sample
-    of as many unlabeled rows as there are (``max_samples=1.0``): the paper's "PUBaggingET" baseline.
+    of as many unlabeled rows as there are (``max_samples=1.0``): the paper's "PUBaggingET" baseline. All bags'
+    trees grow as one forest (:meth:`SupervisedET.fit_bags`; the bags share the bins of all rows).
 
     Parameters
     ----------
@@ -182,7 +212,8 @@ class PUBaggingET(PUBaggingClassifier):
     max_samples : int or float, default=1.0
         Unlabeled rows drawn per bag: a count, or a fraction of the unlabeled rows.
     n_jobs : int or None, default=None
-        Bags fitted in parallel (joblib); results do not depend on it.
+        Unused: the bags grow as one forest (threads and devices as in :class:`SupervisedET`); kept for the
+        signature of :class:`~pujax.meta.PUBaggingClassifier`.
     random_state : None, int, numpy random state or JAX key, default=None
         Seeds the bootstrap samples and the trees.
     verbose : int, default=0

@@ -15,7 +15,7 @@ import numpy as np
 from pujax.devices import resolve_devices
 from pujax.trees.binning import fit_bins
 from pujax.trees.builder import grow_forest
-from pujax.trees.model import Forest, standardization, standardize
+from pujax.trees.model import Forest, forest_slice, standardization, standardize
 from pujax.trees.predict import forest_leaves, forest_mean_value
 from pujax.validation import host_seed
 
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
     from pujax._typing import DevicesLike
 
-__all__ = ["forest_fit", "forest_proba", "forest_decision", "forest_apply", "forest_summaries", "node_weights",
-           "tree_rows", "seed_from_key"]
+__all__ = ["forest_fit", "forest_fit_bags", "forest_proba", "forest_decision", "forest_apply", "forest_summaries",
+           "node_weights", "tree_rows", "seed_from_key"]
 
 
 def seed_from_key(key) -> int:
@@ -61,7 +61,7 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
                loss: str = "quadratic", n_estimators: int = 100, max_features: int | None = None,
                max_candidates: int = 1, splitter: str = "random", max_depth: int | None = None,
                min_samples_split: int = 2, bootstrap: bool = False, n_bins: int = 256, devices: DevicesLike = None,
-               n_threads: int | None = None, progress_bar: Any = None) -> Forest:
+               n_threads: int | None = None, progress_bar: Any = None, rows: list | None = None) -> Forest:
     """Grow a PU forest (or a supervised one with ``risk="pn"``) on validated data.
 
     Parameters
@@ -90,6 +90,9 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
         number of devices.
     n_threads : tree batches grown concurrently in host threads on a single device (None: one per CPU core).
     progress_bar : optional object with ``update(k)``, called as trees finish.
+    rows : list of int arrays or None
+        The training rows of every tree (indices into ``X``, repeats allowed); ``None``: ``n_estimators`` trees on
+        all rows or on bootstrap resamples (:func:`tree_rows`).
 
     Returns
     -------
@@ -98,7 +101,7 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
     s = np.asarray(s)
     seed = seed_from_key(key)
     wu, rho, sigma = node_weights(s, prior, risk)
-    rows = tree_rows(seed, s, int(n_estimators), bool(bootstrap))
+    rows = tree_rows(seed, s, int(n_estimators), bool(bootstrap)) if rows is None else list(rows)
     center, scale = standardization(X)
     binned = fit_bins(standardize(X, center, scale), int(n_bins), seed=seed)
     d = X.shape[1]
@@ -109,6 +112,31 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
         n_threads=(os.cpu_count() or 1) if n_threads is None else n_threads, center=center, scale=scale,
         devices=resolve_devices(devices))
 
+
+
+def forest_fit_bags(key: jax.Array, X: np.ndarray, s: np.ndarray, bags: list, *, n_estimators: int = 100,
+                    bootstrap: bool = False, **kwargs: Any) -> list[Forest]:
+    """Supervised forests (``risk="pn"``), ``n_estimators`` trees per bag on the rows with ``s = 1`` against the rows
+    ``bags[b]`` (indices into ``X``, repeats allowed), grown as one forest and split per bag.
+
+    The bags share the standardisation and the bins of all rows of ``X`` (a forest fitted on one bag's rows bins
+    those rows only); node risks, risk reductions and weights are rescaled to each bag's own ``w = 1 / n_b`` (PN
+    risk, ``n_b`` its rows), as a fit on the bag has them. ``kwargs``: the other arguments of :func:`forest_fit`.
+    This is the batched base-model fit of :class:`pujax.meta.PUBaggingClassifier` around
+    :class:`~pujax.trees.SupervisedET` (the PU ET paper's PUBaggingET).
+    """
+    s = np.asarray(s)
+    P, seed, rows = np.flatnonzero(s == 1), seed_from_key(key), []
+    for b, bag in enumerate(bags):
+        r = np.sort(np.concatenate([P, np.asarray(bag, np.int64)]))
+        rows += [r[t] for t in tree_rows(seed + b + 1, s[r], int(n_estimators), bool(bootstrap))]
+    forest = forest_fit(key, X, s, None, risk="pn", n_estimators=len(rows), rows=rows, **kwargs)
+    out = []
+    for b, bag in enumerate(bags):
+        part = forest_slice(forest, b * n_estimators, (b + 1) * n_estimators)
+        k = np.float32(len(s) / (P.size + len(bag)))  # forest_fit weighted every row 1 / len(s)
+        out.append(part._replace(risk=part.risk * k, rr=part.rr * k, weight=part.weight * k))
+    return out
 
 def forest_proba(forest: Forest, X: np.ndarray) -> np.ndarray:
     """Mean over trees of the leaf value ``clip(v*, 0, 1)``: the probability of the positive class, shape (n,)."""

@@ -157,12 +157,15 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         verbose = bool(getattr(self, "verbose", False))
         with progress(cfg["n_estimators"], desc=type(self).__name__, verbose=verbose) as bar:
             forest = forest_fit(as_key(self.random_state), X_arr, s_arr, prior, progress_bar=bar, **cfg)
-        wu, rho, sigma = node_weights(s_arr, prior, cfg["risk"])
+        return self._set_forest(forest, cfg["max_features"], node_weights(s_arr, prior, cfg["risk"]))
+
+    def _set_forest(self, forest, max_features: int, weights: tuple[float, float, float]):
+        """Store a grown forest with its node weights ``(w_u, rho, sigma)``, sizes and importances."""
         self.forest_ = forest
-        self.n_estimators_ = cfg["n_estimators"]
-        self.max_features_ = int(cfg["max_features"])
-        self.weights_ = {"w_u": float(wu), "rho": float(rho), "sigma": float(sigma)}
-        for name, value in forest_summaries(forest, d).items():
+        self.n_estimators_ = forest.n_trees
+        self.max_features_ = int(max_features)
+        self.weights_ = dict(zip(("w_u", "rho", "sigma"), map(float, weights)))
+        for name, value in forest_summaries(forest, self.n_features_in_).items():
             setattr(self, name + "_", value)
         return self
 

@@ -15,7 +15,7 @@ from pujax.persistence import register_model
 from pujax.preprocessing import standardization as _standardization
 from pujax.preprocessing import standardize
 
-__all__ = ["Forest", "FOREST_SCHEMA", "check_forest", "standardization", "standardize"]
+__all__ = ["Forest", "FOREST_SCHEMA", "check_forest", "forest_slice", "standardization", "standardize"]
 
 
 class Forest(NamedTuple):
@@ -112,6 +112,17 @@ def check_forest(forest: Forest, n_features: int) -> None:
     if np.any(np.isnan(forest.threshold[inner])):
         raise ValueError("thresholds of internal nodes must not be NaN.")
 
+
+
+def forest_slice(forest: Forest, start: int, stop: int) -> Forest:
+    """Trees ``start .. stop - 1`` of ``forest`` as a forest of their own (node indices rebased)."""
+    off = np.asarray(forest.tree_offsets)
+    a, b = int(off[start]), int(off[stop])
+    nodes = {f: np.asarray(getattr(forest, f))[a:b] for f in Forest._fields
+             if f not in ("tree_offsets", "center", "scale")}
+    for f in ("left", "right"):
+        nodes[f] = np.where(nodes[f] >= 0, nodes[f] - a, nodes[f]).astype(nodes[f].dtype)
+    return Forest(**nodes, tree_offsets=off[start:stop + 1] - a, center=forest.center, scale=forest.scale)
 
 def standardization(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-feature ``(center, scale)`` in float64 (:func:`pujax.preprocessing.standardization`): mean and standard
