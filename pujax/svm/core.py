@@ -300,7 +300,6 @@ def cwsvm_fit(X: ArrayLike, s: ArrayLike, *, C_pos: float = 1.0, C_unl: float = 
     return svm_fit(jax.random.PRNGKey(0), X, s, spec, vote=False, devices=devices, **svm)
 
 
-
 def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: float = 1.0, C_unl: float = 1.0,
                    kernel: str = "rbf", gamma: float | str = "scale", coef0: float = 0.0, degree: int = 3,
                    tol: float = 1e-3, max_iter: int = 100_000, devices: DevicesLike = None) -> list[SVMModel]:
