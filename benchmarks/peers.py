@@ -12,7 +12,8 @@ labels of the test part. Counterparts, configured alike:
   hold-out ratio 0.1; and the weighted variants (``weighted=True`` / ``WeightedElkanotoPuClassifier``); also
   pujax's cross-fitted label frequency (``cv=5``) beside pulearn's hold-out;
 * bagging PU: ``PUBaggingClassifier`` / ``BaggingPuClassifier``, 100 ``DecisionTreeClassifier`` bags of as many
-  unlabeled rows as there are labeled positives, ``n_jobs=-1``;
+  unlabeled rows as there are labeled positives, ``n_jobs=-1``; and 50 RBF SVM bags: pujax's ``CWSVMClassifier()``
+  (all bags in one batched solve) / scikit-learn's ``SVC()`` (libsvm, ``n_jobs=-1``), both ``C = 1``, ``gamma="scale"``;
 * nnPU: ``NNPULinearClassifier`` (its defaults: L-BFGS, full batch, ``C`` by 3-fold cross-validation of the
   zero-one uPU risk on the training part) / pulearn ``NNPUClassifier`` (its defaults: 1,000 gradient steps),
   with the true positive fraction of the unlabeled rows as the prior.
@@ -43,9 +44,11 @@ SETS = ["breast_cancer", "vote", "ionosphere", "german", "spambase", "mushroom"]
 def _pairs(train):
     import pulearn
     from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import SVC
     from sklearn.tree import DecisionTreeClassifier
 
     from pujax.meta import ElkanNotoClassifier, NNPULinearClassifier, PUBaggingClassifier
+    from pujax.svm import CWSVMClassifier
 
     lr = LogisticRegression(max_iter=1000)
     n_l, n_u = int(train.s.sum()), int((train.s == 0).sum())
@@ -61,6 +64,9 @@ def _pairs(train):
             lambda: PUBaggingClassifier(DecisionTreeClassifier(), n_estimators=100, n_jobs=-1, random_state=0),
             lambda: pulearn.BaggingPuClassifier(DecisionTreeClassifier(), n_estimators=100, max_samples=n_l,
                                                 n_jobs=-1, random_state=0)),
+        "bagging PU (50 SVMs)": (
+            lambda: PUBaggingClassifier(CWSVMClassifier(), n_estimators=50, random_state=0),
+            lambda: pulearn.BaggingPuClassifier(SVC(), n_estimators=50, max_samples=n_l, n_jobs=-1, random_state=0)),
         "nnPU linear": (lambda: NNPULinearClassifier(prior=train.prior, random_state=0),
                         lambda: pulearn.NNPUClassifier(prior=train.prior, random_state=0)),
     }
