@@ -117,6 +117,20 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
         """The validated ``X`` of a prediction as the method sees it (identity here)."""
         return X
 
+    def _bag_inputs(self, X, y, bags) -> tuple[Any, np.ndarray, list]:
+        """``fit_bags`` (batched bagging, :class:`~pujax.meta.PUBaggingClassifier`): validated ``X`` (dtype kept),
+        PU labels ``s`` and one unfitted copy of this estimator per bag, with the fitted attributes of a fit on
+        labels {0, 1} and ``X``'s features already set."""
+        from sklearn.base import clone
+
+        from pujax.validation import check_pu_labels, check_X
+
+        X = check_X(X, dtype=None)
+        copies = [clone(self) for _ in bags]
+        for est in copies:
+            est.classes_, est.n_features_in_ = np.array([0, 1]), X.shape[1]
+        return X, check_pu_labels(y, n_samples=X.shape[0]), copies
+
     def _to_classes(self, positive) -> np.ndarray:
         """Map a boolean "predicted positive" vector to the labels of ``classes_``."""
         return self.classes_[np.asarray(positive).astype(np.intp)]

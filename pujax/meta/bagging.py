@@ -198,7 +198,8 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         k = bag_sizes(self.max_samples, int(s.sum()), int((s == 0).sum()), self.bootstrap)
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
         if callable(getattr(base, "fit_bags", None)) and w is None:  # a batched base model: one solve for all bags
-            bags = [draw_bag(seed, np.flatnonzero(s == 0), k, self.bootstrap) for seed in seeds]
+            U = np.flatnonzero(s == 0)
+            bags = [draw_bag(seed, U, k, self.bootstrap) for seed in seeds]
             self.estimators_ = _with_seed(base, seeds[0]).fit_bags(X, s, bags)
             oob_sum, oob_count = _oob_sums(self.estimators_, bags, X, s)
         else:

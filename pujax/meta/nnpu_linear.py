@@ -118,6 +118,11 @@ def _losses(name: str, G):
     return (*double_hinge(G), *double_hinge(-G))
 
 
+def _row_sum(v):
+    """Sums over the rows (axis 1) of a float32 array, accumulated in float64."""
+    return np.sum(v, 1, dtype=np.float64)
+
+
 class _PUObjective:
     """:func:`linear_pu_objective` and its exact gradient for B problems at once (NumPy): shared features ``Z``
     (n, k) and PU labels ``s``, row weights ``W`` (B, n) and ``C`` (B,) per problem. The labeled and the unlabeled
@@ -141,15 +146,14 @@ class _PUObjective:
         Ap, Bu, total = self.Ap[rows], self.Bu[rows], self.total[rows]
         l_pos, d_pos, l_neg_p, d_neg_p = _losses(self.loss, coef32 @ self.Zp.T + b)  # labeled rows: l(g), l(-g)
         _, _, l_neg_u, d_neg_u = _losses(self.loss, coef32 @ self.Zu.T + b)  # unlabeled rows: l(-g)
-        row_sum = lambda v: np.sum(v, 1, dtype=np.float64)  # noqa: E731
-        neg = row_sum(Bu * l_neg_u) - row_sum(Ap * l_neg_p)
+        neg = _row_sum(Bu * l_neg_u) - _row_sum(Ap * l_neg_p)
         on = (neg > 0) | (not self.non_negative)  # nnPU's max(0, .) passes the negative part's gradient where > 0
         on32 = on.astype(np.float32)[:, None]
         dGp = (Ap * (d_pos + on32 * d_neg_p)).astype(np.float32)
         dGu = (-on32 * Bu * d_neg_u).astype(np.float32)
-        value = row_sum(Ap * l_pos) + np.where(on, neg, 0.0) + 0.5 * np.sum(coef * coef, 1) / total
+        value = _row_sum(Ap * l_pos) + np.where(on, neg, 0.0) + 0.5 * np.sum(coef * coef, 1) / total
         grad_coef = (dGp @ self.Zp + dGu @ self.Zu).astype(np.float64) + coef / total[:, None]
-        return value, np.concatenate([grad_coef, (row_sum(dGp) + row_sum(dGu))[:, None]], axis=1)
+        return value, np.concatenate([grad_coef, (_row_sum(dGp) + _row_sum(dGu))[:, None]], axis=1)
 
 
 def _unit_spread(Theta, Z, W):

@@ -321,8 +321,9 @@ def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: 
     if np.any(sizes == P.size):
         raise ValueError("every bag needs at least one unlabeled row.")
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    stats = [standardize_stats(np.asarray(X)[r]) for r in rows]
-    Xs = [standardize(np.asarray(X)[r], *st) for r, st in zip(rows, stats)]
+    X = np.asarray(X)
+    stats = [standardize_stats(X[r]) for r in rows]
+    Xs = [standardize(X[r], *st) for r, st in zip(rows, stats)]
     gammas = np.array([resolve_gamma(gamma, x) if kernel != "linear" else 1.0 for x in Xs])
     width, B = bucket_size(int(sizes.max())), len(rows)
     idx, y, C = np.zeros((B, width), np.int32), np.ones((B, width), np.float32), np.zeros((B, width), np.float32)
@@ -338,6 +339,7 @@ def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: 
         models.append(make_model(Xs[b], local, SolveResult(*(a[b:b + 1] for a in sol)), stats[b], kernel=kernel,
                                  gamma=gammas[b], coef0=coef0, degree=degree, threshold=0.0, vote=False))
     return models
+
 
 # ---------------------------------------------------------------------------------------------------- predicting
 @partial(jax.jit, static_argnames=("kernel", "degree"))

@@ -35,8 +35,6 @@ from pujax.validation import (
     check_in,
     check_int,
     check_prior,
-    check_pu_labels,
-    check_X,
     validate_fit_data,
     validate_predict_data,
 )
@@ -282,20 +280,14 @@ class CWSVMClassifier(_BaseSVM):
         -------
         list of CWSVMClassifier
         """
-        from sklearn.base import clone
-
-        X = check_X(X, dtype=None)
-        s = check_pu_labels(y, n_samples=X.shape[0])
+        X, s, copies = self._bag_inputs(X, y, bags)
         self._check_common()
         self._check_params()
         n_P = int(np.sum(s == 1))
-        fitted = []
-        for model, bag in zip(cwsvm_fit_bags(X, s, bags, C_pos=self.C_pos, C_unl=self.C_unl, devices=self.devices,
-                                             **self._svm_kwargs()), bags):
-            est = clone(self)
-            est.classes_, est.n_features_in_ = np.array([0, 1]), X.shape[1]
-            fitted.append(est._set_model(model, self.ensemble_spec(n_P, len(bag)), n_P, len(bag)))
-        return fitted
+        models = cwsvm_fit_bags(X, s, bags, C_pos=self.C_pos, C_unl=self.C_unl, devices=self.devices,
+                                **self._svm_kwargs())
+        return [est._set_model(model, self.ensemble_spec(n_P, len(bag)), n_P, len(bag))
+                for est, model, bag in zip(copies, models, bags)]
 
 
 class _EnsembleSVM(_BaseSVM):

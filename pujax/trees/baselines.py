@@ -14,9 +14,9 @@ import numpy as np
 
 from pujax.meta.bagging import PUBaggingClassifier  # the one bagging implementation (re-exported here)
 from pujax.persistence import register_estimator
-from pujax.trees.core import forest_fit_bags
+from pujax.trees.core import forest_fit_bags, node_weights
 from pujax.trees.forest import _BasePUForest
-from pujax.validation import as_key, check_int, check_pu_labels, check_X
+from pujax.validation import as_key, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -54,21 +54,16 @@ class _PNExtraTrees(_BasePUForest):
         -------
         list of estimators of this class
         """
-        from sklearn.base import clone
-
-        X = check_X(X, dtype=None)
-        s = check_pu_labels(y, n_samples=X.shape[0])
+        X, s, copies = self._bag_inputs(X, y, bags)
         cfg = self._check_params(X.shape[1])
         cfg.pop("risk")
         cfg["devices"] = self._devices()
         forests = forest_fit_bags(as_key(self.random_state), X, s, bags, **cfg)
-        n_P, fitted = int(s.sum()), []
-        for forest, bag in zip(forests, bags):
-            est = clone(self)
-            est.classes_, est.n_features_in_ = np.array([0, 1]), X.shape[1]
-            est.prior_ = n_P / (n_P + len(bag))
-            fitted.append(est._set_forest(forest, cfg["max_features"], (1.0 / (n_P + len(bag)), 1.0, 0.0)))
-        return fitted
+        for est, forest, bag in zip(copies, forests, bags):
+            s_bag = np.r_[s[s == 1], s[np.asarray(bag, np.int64)]]  # the labels a fit on the bag's rows sees
+            est.prior_ = float(s_bag.mean())
+            est._set_forest(forest, cfg["max_features"], node_weights(s_bag, None, "pn"))
+        return copies
 
 
 @register_estimator

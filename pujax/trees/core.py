@@ -131,10 +131,11 @@ def forest_fit_bags(key: jax.Array, X: np.ndarray, s: np.ndarray, bags: list, *,
         r = np.sort(np.concatenate([P, np.asarray(bag, np.int64)]))
         rows += [r[t] for t in tree_rows(seed + b + 1, s[r], int(n_estimators), bool(bootstrap))]
     forest = forest_fit(key, X, s, None, risk="pn", n_estimators=len(rows), rows=rows, **kwargs)
+    w_all = node_weights(s, None, "pn")[0]  # the row weight forest_fit grew with
     out = []
     for b, bag in enumerate(bags):
         part = forest_slice(forest, b * n_estimators, (b + 1) * n_estimators)
-        k = np.float32(len(s) / (P.size + len(bag)))  # forest_fit weighted every row 1 / len(s)
+        k = np.float32(node_weights(np.r_[s[P], s[np.asarray(bag, np.int64)]], None, "pn")[0] / w_all)
         out.append(part._replace(risk=part.risk * k, rr=part.rr * k, weight=part.weight * k))
     return out
 
