@@ -194,6 +194,27 @@ def test_cwsvm_equals_sklearn(pu_data):
     assert np.all((p >= 0) & (p <= 1)) and np.allclose(p.sum(1), 1)
 
 
+@pytest.mark.parametrize("kernel, kw", KERNELS)
+def test_batched_scores_of_many_svms_equal_each_svms_own(pu_data, kernel, kw):
+    """``CWSVMClassifier.positive_proba_bags`` (one program for all copies) equals every copy's own
+    ``predict_proba``, on all rows and on per-copy row subsets, with features of large offset and unequal scales
+    (each copy standardises with its own statistics)."""
+    Xtr, s, _, Xte, _ = pu_data
+    offset = np.array([1e6, -3e4, 0.0, 50.0])[:Xtr.shape[1]] * np.ones(Xtr.shape[1])
+    Xtr, Xte = Xtr * np.arange(1, Xtr.shape[1] + 1) + offset, Xte * np.arange(1, Xtr.shape[1] + 1) + offset
+    U = np.flatnonzero(s == 0)
+    rng = np.random.default_rng(0)
+    bags = [rng.choice(U, size=k, replace=True) for k in (30, 45, 60)]
+    copies = CWSVMClassifier(C_pos=2.0, tol=TOL, kernel=kernel, **kw).fit_bags(Xtr, s, bags)
+    ref = np.stack([c.predict_proba(Xte)[:, 1] for c in copies])
+    np.testing.assert_allclose(CWSVMClassifier.positive_proba_bags(copies, Xte), ref, rtol=1e-4, atol=1e-5)
+    rows = np.stack([rng.permutation(len(Xte))[:37] for _ in copies])
+    sub = CWSVMClassifier.positive_proba_bags(copies, Xte, rows)
+    np.testing.assert_allclose(sub, np.take_along_axis(ref, rows, axis=1), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="rows"):
+        CWSVMClassifier.positive_proba_bags(copies, Xte, rows[:2])
+
+
 def test_bagging_uses_all_positives(pu_data):
     Xtr, s, _, Xte, yte = pu_data
     est = BaggingSVMClassifier(n_estimators=10, max_samples=60, C=0.5, random_state=0).fit(Xtr, s)

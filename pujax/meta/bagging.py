@@ -9,7 +9,9 @@ Bags are fitted in parallel with joblib (``n_jobs``), in chunks as scikit-learn'
 seeds of the bags are drawn before the split into chunks, so the model does not depend on ``n_jobs``. A base model
 with a ``fit_bags(X, y, bags)`` method fits all bags in one call instead, on the same bags: pujax's
 :class:`~pujax.svm.CWSVMClassifier` solves them as one batch of SVM problems, :class:`~pujax.trees.SupervisedET`
-(the base of :class:`~pujax.trees.PUBaggingET`) grows them as one forest.
+(the base of :class:`~pujax.trees.PUBaggingET`) grows them as one forest. A base class with a static
+``positive_proba_bags(models, X, rows=None)`` scores all bags in one call as well (out-of-bag scores, each
+bag on its own rows, and ``predict_proba``).
 """
 from __future__ import annotations
 
@@ -71,12 +73,29 @@ def _score(model, X) -> np.ndarray:
     return (np.asarray(model.predict(as_float64(X))) == 1).astype(np.float64)
 
 
+def _batched_scorer(models):
+    """The base class's ``positive_proba_bags(models, X, rows=None)`` when all models share it, else None."""
+    scorer = getattr(type(models[0]), "positive_proba_bags", None)
+    return scorer if callable(scorer) and all(type(m) is type(models[0]) for m in models) else None
+
+
 def _oob_sums(models, bags, X, s):
-    """Out-of-bag score sums and counts over all rows: each model scores the unlabeled rows its bag left out."""
+    """Out-of-bag score sums and counts over all rows: each model scores the unlabeled rows its bag left out (all
+    models in one call where the base class has ``positive_proba_bags``)."""
     U = np.flatnonzero(s == 0)
     oob_sum, oob_count = np.zeros(s.size), np.zeros(s.size)
-    for model, bag in zip(models, bags):
-        out = np.setdiff1d(U, bag, assume_unique=False)
+    outs = [np.setdiff1d(U, bag) for bag in bags]
+    scorer = _batched_scorer(models)
+    if scorer is not None:
+        width = max(1, max(out.size for out in outs))
+        rows, live = np.zeros((len(outs), width), np.int64), np.zeros((len(outs), width), bool)
+        for b, out in enumerate(outs):
+            rows[b, :out.size], live[b, :out.size] = out, True
+        scores = np.asarray(scorer(models, X, rows), np.float64)
+        np.add.at(oob_sum, rows[live], scores[live])
+        np.add.at(oob_count, rows[live], 1)
+        return oob_sum, oob_count
+    for model, out in zip(models, outs):
         if out.size:
             oob_sum[out] += _score(model, X[out])
             oob_count[out] += 1
@@ -217,6 +236,9 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
 
     def _positive_proba(self, X) -> np.ndarray:
         """Mean over the base models of their positive-class probability (or 0/1 vote)."""
+        scorer = _batched_scorer(self.estimators_)
+        if scorer is not None:
+            return np.mean(scorer(self.estimators_, X), axis=0)
         return np.mean([_score(m, X) for m in self.estimators_], axis=0)
 
     @property

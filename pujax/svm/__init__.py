@@ -1,7 +1,8 @@
 """Class-weighted SVM, bagging SVM and RESVM on a batched JAX SVM dual solver (Claesen et al. 2015; DESIGN §3.5).
 
 Functional core: :mod:`pujax.svm.core` (:class:`SVMModel`, :func:`resvm_fit`, :func:`bagging_svm_fit`,
-:func:`cwsvm_fit`, :func:`cwsvm_fit_bags`, :func:`svm_decision`), base-model problems in :mod:`pujax.svm.problems`,
+:func:`cwsvm_fit`, :func:`cwsvm_fit_bags`, :func:`svm_decision`, :func:`svm_proba_bags`), base-model problems in
+:mod:`pujax.svm.problems`,
 the SMO solver in :mod:`pujax.svm.solver`; scikit-learn estimators in :mod:`pujax.svm.estimators`.
 """
 from pujax.svm.core import (
@@ -18,6 +19,7 @@ from pujax.svm.core import (
     svm_decision,
     svm_fit,
     svm_proba,
+    svm_proba_bags,
     vote_fraction,
 )
 from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
@@ -39,6 +41,7 @@ __all__ = [
     "svm_decision",
     "svm_base_decision",
     "svm_proba",
+    "svm_proba_bags",
     "solve_problems",
     "EnsembleSpec",
     "Problems",

@@ -34,7 +34,7 @@ from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
 from pujax.linalg import matmul
 from pujax.persistence import register_model
-from pujax.svm.kernels import KERNELS, kernel_block, resolve_gamma, standardize, standardize_stats
+from pujax.svm.kernels import KERNELS, STANDARD_CLIP, kernel_block, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import (
     EnsembleSpec,
     Problems,
@@ -57,7 +57,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SVMModel", "SolveResult", "vote_fraction", "ensemble_decision", "solve_problems", "svm_fit",
            "resvm_fit", "bagging_svm_fit", "cwsvm_fit", "cwsvm_fit_bags", "svm_base_decision", "svm_decision",
-           "svm_proba", "ensemble_scores", "prior_threshold", "threshold_rows", "make_model", "THRESHOLD_ROWS"]
+           "svm_proba", "svm_proba_bags", "ensemble_scores", "prior_threshold", "threshold_rows", "make_model",
+           "THRESHOLD_ROWS"]
 
 _KERNEL_BUDGET = 1 << 25  # floats of per-problem kernel matrices per device at once (128 MB in float32)
 _PREDICT_BUDGET = 1 << 24  # floats of one predict block K(X_chunk, SV)
@@ -382,6 +383,60 @@ def svm_decision(model: SVMModel, X: ArrayLike) -> np.ndarray:
     psi = svm_base_decision(model, X)
     score = ensemble_scores(psi) if bool(model.vote) else psi[:, 0].astype(np.float64)
     return score - float(model.threshold)
+
+
+@partial(jax.jit, static_argnames=("kernel", "degree"))
+def _psi_bags_block(Xc, idx, shift, scale, SV, coef, bias, gamma, coef0, *, kernel, degree):
+    """``psi`` of B single SVMs, model ``b`` on the rows ``Xc[idx[b]]`` (``Xc`` centred on a common centre) under
+    its own standardisation ``(x - shift_b) / scale_b`` (clipped); ``SV`` (B, nb, d), ``coef`` (B, nb), ``bias``
+    and ``gamma`` (B,) -> (B, cs)."""
+    def one(i, m, sc, sv, c, b, g):
+        z = jnp.clip((Xc[i] - m) / sc, -STANDARD_CLIP, STANDARD_CLIP)
+        return matmul(kernel_block(z, sv, kernel, g, coef0, degree), c[:, None])[:, 0] + b
+    return jax.lax.map(lambda a: one(*a), (idx, shift, scale, SV, coef, bias, gamma))
+
+
+def svm_proba_bags(models: list[SVMModel], X: ArrayLike, rows: ArrayLike | None = None) -> np.ndarray:
+    """Positive-class scores of single SVMs of one kernel (such as the models of :func:`cwsvm_fit_bags`) in one
+    program per block of rows: shape (len(models), n_samples), row ``b`` equal to ``svm_proba(models[b], X)`` up to
+    float rounding; with ``rows`` (len(models), m) indices into ``X``, model ``b`` scores only ``X[rows[b]]``
+    (shape (len(models), m); out-of-bag scores of bagging). ``X`` is centred on the models' mean centre in float64
+    on the host; each model's own standardization is then a small shift and a scale on the device."""
+    if not models or any(bool(m.vote) or m.dual_coef.shape[0] != 1 for m in models):
+        raise ValueError("svm_proba_bags takes a non-empty list of single SVMs (models of cwsvm_fit or "
+                         "cwsvm_fit_bags).")
+    kernel, degree, coef0 = int(models[0].kernel), int(models[0].degree), float(models[0].coef0)
+    if any(int(m.kernel) != kernel or int(m.degree) != degree or float(m.coef0) != coef0 for m in models):
+        raise ValueError("svm_proba_bags needs models of one kernel, degree and coef0.")
+    dtype = jax.dtypes.canonicalize_dtype(np.float64)
+    B, nb = len(models), max(8, 1 << (max(m.support_vectors.shape[0] for m in models) - 1).bit_length())
+    SV = jax.device_put(np.stack([pad_rows(nb, np.asarray(m.support_vectors, dtype)) for m in models]))
+    coef = jax.device_put(np.stack([pad_rows(nb, np.asarray(m.dual_coef[0], dtype)) for m in models]))
+    bias, gamma = (np.array([float(getattr(m, a).reshape(-1)[0]) for m in models], dtype)
+                   for a in ("intercept", "gamma"))
+    mean = np.stack([m.x_mean for m in models])
+    centre = mean.mean(axis=0)
+    shift, scale = (mean - centre).astype(dtype), np.stack([m.x_scale for m in models]).astype(dtype)
+    X = np.asarray(X)
+    n = X.shape[0]
+    Xc = jax.device_put(pad_rows(bucket_size(max(n, 1)), np.asarray(np.asarray(X, np.float64) - centre, dtype)))
+    rows = np.broadcast_to(np.arange(n), (B, n)) if rows is None else np.asarray(rows, np.int64)
+    if rows.shape[0] != B or (rows.size and (rows.min() < 0 or rows.max() >= n)):
+        raise ValueError(f"rows must have one row of indices into X (0..{n - 1}) per model; got shape {rows.shape}.")
+    m = rows.shape[1]
+    cs = bucket_size(min(max(m, 1), max(8, _PREDICT_BUDGET // max(nb, X.shape[1]))))
+    out = []
+    for start in range(0, m, cs):
+        idx = np.zeros((B, cs), np.int32)
+        idx[:, :min(cs, m - start)] = rows[:, start:start + cs]
+        block = _psi_bags_block(Xc, idx, shift, scale, SV, coef, bias, gamma, np.asarray(coef0, dtype),
+                                kernel=KERNELS[kernel], degree=degree)
+        out.append(np.asarray(block, np.float64)[:, :min(cs, m - start)])
+    psi = np.concatenate(out, axis=1) if out else np.zeros((B, 0))
+    big = np.finfo(np.float32).max
+    psi = np.clip(np.nan_to_num(psi, nan=0.0, posinf=big, neginf=-big), -big, big)
+    T = np.array([float(mod.threshold) for mod in models])
+    return 1.0 / (1.0 + np.exp(-np.clip(psi - T[:, None], -50.0, 50.0)))
 
 
 def _vote_scale(e, n_models: int):

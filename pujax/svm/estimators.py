@@ -26,7 +26,7 @@ from sklearn.exceptions import ConvergenceWarning
 from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.persistence import register_estimator
 from pujax.progress import progress
-from pujax.svm.core import cwsvm_fit_bags, svm_base_decision, svm_decision, svm_fit, svm_proba
+from pujax.svm.core import cwsvm_fit_bags, svm_base_decision, svm_decision, svm_fit, svm_proba, svm_proba_bags
 from pujax.svm.kernels import KERNELS, resolve_gamma
 from pujax.svm.problems import EnsembleSpec, bagging_svm_spec, cwsvm_spec, resample_size, resvm_spec
 from pujax.validation import (
@@ -288,6 +288,16 @@ class CWSVMClassifier(_BaseSVM):
                                 **self._svm_kwargs())
         return [est._set_model(model, self.ensemble_spec(n_P, len(bag)), n_P, len(bag))
                 for est, model, bag in zip(copies, models, bags)]
+
+    @staticmethod
+    def positive_proba_bags(models: list[CWSVMClassifier], X: ArrayLike,
+                            rows: ArrayLike | None = None) -> np.ndarray:
+        """Positive-class probabilities of fitted copies (such as those of :meth:`fit_bags`), all computed in one
+        program per block of rows (:func:`~pujax.svm.core.svm_proba_bags`): shape (len(models), n_samples), row
+        ``b`` equal to ``models[b].predict_proba(X)[:, 1]`` up to float rounding; with ``rows`` (len(models), m)
+        indices into ``X``, copy ``b`` scores only ``X[rows[b]]``."""
+        X = validate_predict_data(models[0], X, dtype=None, attributes="model_")
+        return svm_proba_bags([m.model_ for m in models], X, rows)
 
 
 class _EnsembleSVM(_BaseSVM):
