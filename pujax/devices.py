@@ -15,6 +15,8 @@ computation.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from pujax._typing import DevicesLike
 
 __all__ = ["AXIS", "resolve_devices", "device_mesh", "shard_rows", "replicate", "to_host", "padded_size",
-           "shard_seeds", "resolve_n_jobs_alias"]
+           "shard_seeds", "resolve_n_jobs_alias", "cpu_threads"]
 
 AXIS = "devices"
 """Name of the one mesh axis pujax splits work over."""
@@ -158,3 +160,20 @@ def shard_seeds(fn: Callable, keys: Any, data: Sequence[Any], devices: DevicesLi
     placed = [jax.tree.map(lambda a: replicate(mesh, np.asarray(a)), d) for d in data]
     out = fn(jax.tree.map(lambda a: shard_rows(mesh, a), keys), *placed)
     return jax.tree.map(lambda a: to_host(a)[:n], out)
+
+
+@functools.lru_cache(maxsize=1)
+def _thread_controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()  # finds the loaded thread pools once (a fresh search costs milliseconds)
+
+
+def cpu_threads(limit: int | None, user_api: str | None = None) -> contextlib.AbstractContextManager:
+    """Context manager limiting the host's native thread pools (BLAS, OpenMP; ``user_api`` one of them or None for
+    all) to ``limit`` threads; ``None`` or -1: no limit. For NumPy and scikit-learn work on the host; JAX's own
+    threads are not affected."""
+    if limit is None or limit == -1:
+        return contextlib.nullcontext()
+    return _thread_controller().limit(limits=int(limit), user_api=user_api)
+

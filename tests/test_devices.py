@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from jax.sharding import Mesh
 
-from pujax.devices import device_mesh, padded_size, resolve_devices, resolve_n_jobs_alias
+from pujax.devices import cpu_threads, device_mesh, padded_size, resolve_devices, resolve_n_jobs_alias
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -30,6 +30,22 @@ def test_resolve_devices_forms():
     with pytest.raises(TypeError, match="devices"):
         resolve_devices("gpu")
     assert padded_size(10, 4) == 12 and padded_size(12, 4) == 12
+
+
+def test_cpu_threads_limits_blas_and_restores_it():
+    from threadpoolctl import threadpool_info
+
+    def blas():
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    before = blas()
+    if not before:
+        pytest.skip("no BLAS thread pool loaded")
+    with cpu_threads(1, user_api="blas"):
+        assert blas() == [1] * len(before)
+    assert blas() == before
+    with cpu_threads(None):
+        assert blas() == before
 
 
 def test_n_jobs_alias_warns():

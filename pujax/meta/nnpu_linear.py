@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
+from pujax.devices import cpu_threads
 from pujax.lbfgs import lbfgs_minimize
 from pujax.persistence import register_estimator, register_model
 from pujax.preprocessing import standardization, standardize
@@ -171,14 +172,12 @@ def _solve_batch(Z, s, W, prior, C, loss, risk, max_iter, tol, group=None):
     that share their row weights (those of the group's first problem); ``group=None``: one start per problem. A
     solve ends at ``max_iter`` iterations, a gradient norm below ``tol`` or a relative decrease below ``_FTOL``.
     Returns ``(Theta (B, k + 1), n_iter (B,), values (B,))``."""
-    from threadpoolctl import threadpool_limits
-
     Z, W, C = np.asarray(Z, np.float64), np.asarray(W, np.float64), np.asarray(C, np.float64)
     B, k = W.shape[0], Z.shape[1] + 1
     _, first, of = np.unique(np.arange(B) if group is None else group, return_index=True, return_inverse=True)
     start_W = W[first]
     # BLAS threads pay off on large products only; on small ones they contend for the cores
-    with threadpool_limits(limits=1 if B * Z.size < 2_000_000 else None, user_api="blas"):
+    with cpu_threads(1 if B * Z.size < 2_000_000 else None, user_api="blas"):
         if (loss, risk) == ("logistic", "upu"):  # convex: the start is the answer
             res = lbfgs_minimize(_PUObjective(Z, s, W, prior, C, loss, False), np.zeros((B, k)), max_iter, tol,
                                  ftol=_FTOL)

@@ -89,7 +89,8 @@ def _score(model, X, need_proba, method):
 def cross_fit_scores(X, s, classifier, n_folds, seed, need_proba, n_jobs=1, method="bbe"):
     """Held-out score of every row (one model per fold, trained on the other folds). Returns (scores, folds)."""
     from sklearn.base import clone
-    from threadpoolctl import threadpool_limits
+
+    from pujax.devices import cpu_threads
 
     rng = np.random.default_rng(seed)
     folds = stratified_folds(duplicate_groups(X), s, n_folds, rng)
@@ -106,7 +107,7 @@ def cross_fit_scores(X, s, classifier, n_folds, seed, need_proba, n_jobs=1, meth
         n_train_labeled = int(s[tr].sum())
         model = (default_classifier(seed, X.shape[1], min(n_train_labeled, int(tr.sum()) - n_train_labeled))
                  if classifier is None else clone(classifier))
-        with threadpool_limits(limits=n_jobs):
+        with cpu_threads(n_jobs):
             model.fit(X[tr], s[tr])
             scores[te] = _score(model, X[te], need_proba, method)
     if not np.all(np.isfinite(scores)):
