@@ -1,14 +1,15 @@
 """PUBaggingClassifier around a pujax base model with ``fit_bags`` (all bags in one batched call) against the same bags
 fitted one by one (issue 23).
 
-    python -m benchmarks.bagging                       # CWSVM and SupervisedET bases, breast_cancer and spambase
+    python -m benchmarks.bagging                       # CWSVM, stump and SupervisedET bases, breast_cancer, spambase
     python -m benchmarks.bagging --bases cwsvm --sets breast_cancer --bags 50 --out PATH
 
 Per set: SCAR labels (``pujax.data.make_censoring``, label frequency 0.5) on all rows. Bases: RBF
 ``CWSVMClassifier(C_pos=2)`` with bags of as many unlabeled rows as there are labeled positives (the default), and
-``SupervisedET(n_estimators=50)`` with bags of all unlabeled rows (``max_samples=1.0``, PUBaggingET's setting).
-"one by one" is the same base class with the ``fit_bags`` hook switched off, so the bags are fitted by the joblib
-loop (``n_jobs=None``: in sequence). "first" is the first fit of that configuration in the process (compilation
+``DecisionStumpClassifier()`` with the default bags, and ``SupervisedET(n_estimators=50)`` with bags of all unlabeled
+rows (``max_samples=1.0``, PUBaggingET's setting). "one by one" is the same base class with the ``fit_bags`` and
+``positive_proba_bags`` hooks switched off, so the bags are fitted and scored by the joblib loop (``n_jobs=None``: in
+sequence); for the stump it is scikit-learn's ``DecisionTreeClassifier(max_depth=1)``, the same model. "first" is the first fit of that configuration in the process (compilation
 included), "warm" the best of two more; agreement is the share of rows on which the two models predict the same
 label (SupervisedET's batched bags share the bins of all rows, so they are not the same trees).
 """
@@ -40,13 +41,23 @@ def _times(make, X, s, repeats=3):
     return ts[0], min(ts[1:]), model
 
 
+def _one_by_one(cls):
+    """The same base class without the batched hooks, so PUBaggingClassifier fits and scores its bags one by one."""
+    return type("OneByOne", (cls,), {"fit_bags": None, "positive_proba_bags": None})
+
+
 def _bases():
-    """name -> (base class, its parameters, PUBaggingClassifier's max_samples)."""
+    """name -> (batched base factory, one-by-one base factory, PUBaggingClassifier's max_samples)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from pujax.boosting import DecisionStumpClassifier
     from pujax.svm import CWSVMClassifier
     from pujax.trees import SupervisedET
 
-    return {"cwsvm": (CWSVMClassifier, dict(C_pos=2.0), None),
-            "supervised_et": (SupervisedET, dict(n_estimators=50, random_state=0), 1.0)}
+    return {"cwsvm": (lambda: CWSVMClassifier(C_pos=2.0), lambda: _one_by_one(CWSVMClassifier)(C_pos=2.0), None),
+            "stump": (DecisionStumpClassifier, lambda: DecisionTreeClassifier(max_depth=1), None),
+            "supervised_et": (lambda: SupervisedET(n_estimators=50, random_state=0),
+                              lambda: _one_by_one(SupervisedET)(n_estimators=50, random_state=0), 1.0)}
 
 
 def run(bases, sets, bag_counts):
@@ -56,19 +67,18 @@ def run(bases, sets, bag_counts):
 
     rows = []
     for base_name in bases:
-        cls, params, max_samples = _bases()[base_name]
-        one_by_one = type("OneByOne", (cls,), {"fit_bags": None})  # the same base model without the batched hook
+        batched_base, loop_base, max_samples = _bases()[base_name]
         for name in sets:
             X, y = pujax.datasets.load(name, data_dir=data_dir())
             data = pujax.data.make_censoring(0, np.asarray(X, np.float64), y, labeled_fraction=0.5)
             for n_bags in bag_counts:
-                def make(c):
-                    return lambda: PUBaggingClassifier(c(**params), n_estimators=n_bags, max_samples=max_samples,
+                def make(base):
+                    return lambda: PUBaggingClassifier(base(), n_estimators=n_bags, max_samples=max_samples,
                                                        random_state=0)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    b1, bw, batched = _times(make(cls), data.X, data.s)
-                    l1, lw, loop = _times(make(one_by_one), data.X, data.s)
+                    b1, bw, batched = _times(make(batched_base), data.X, data.s)
+                    l1, lw, loop = _times(make(loop_base), data.X, data.s)
                 pred = batched.predict(data.X)
                 rows.append((base_name, name, *X.shape, n_bags, b1, bw, l1, lw,
                              float(np.mean(pred == loop.predict(data.X))), float(np.mean(pred == y))))
@@ -78,7 +88,7 @@ def run(bases, sets, bag_counts):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bases", default="cwsvm,supervised_et")
+    parser.add_argument("--bases", default="cwsvm,stump,supervised_et")
     parser.add_argument("--sets", default="breast_cancer,spambase")
     parser.add_argument("--bags", default="10,50", help="comma list of n_estimators")
     parser.add_argument("--out", default=str(RESULTS / "bagging.md"))

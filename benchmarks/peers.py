@@ -12,8 +12,10 @@ labels of the test part. Counterparts, configured alike:
   hold-out ratio 0.1; and the weighted variants (``weighted=True`` / ``WeightedElkanotoPuClassifier``); also
   pujax's cross-fitted label frequency (``cv=5``) beside pulearn's hold-out;
 * bagging PU: ``PUBaggingClassifier`` / ``BaggingPuClassifier``, 100 ``DecisionTreeClassifier`` bags of as many
-  unlabeled rows as there are labeled positives, ``n_jobs=-1``; and 50 RBF SVM bags: pujax's ``CWSVMClassifier()``
-  (all bags in one batched solve) / scikit-learn's ``SVC()`` (libsvm, ``n_jobs=-1``), both ``C = 1``, ``gamma="scale"``;
+  unlabeled rows as there are labeled positives, ``n_jobs=-1``; 100 decision stumps: pujax's
+  ``DecisionStumpClassifier()`` (all bags in one program) / scikit-learn's ``DecisionTreeClassifier(max_depth=1)``
+  (``n_jobs=-1``), the same model; and 50 RBF SVM bags: pujax's ``CWSVMClassifier()`` (all bags in one batched
+  solve) / scikit-learn's ``SVC()`` (libsvm, ``n_jobs=-1``), both ``C = 1``, ``gamma="scale"``;
 * nnPU: ``NNPULinearClassifier`` (its defaults: L-BFGS, full batch, ``C`` by 3-fold cross-validation of the
   zero-one uPU risk on the training part) / pulearn ``NNPUClassifier`` (its defaults: 1,000 gradient steps),
   with the true positive fraction of the unlabeled rows as the prior.
@@ -47,6 +49,7 @@ def _pairs(train):
     from sklearn.svm import SVC
     from sklearn.tree import DecisionTreeClassifier
 
+    from pujax.boosting import DecisionStumpClassifier
     from pujax.meta import ElkanNotoClassifier, NNPULinearClassifier, PUBaggingClassifier
     from pujax.svm import CWSVMClassifier
 
@@ -64,6 +67,10 @@ def _pairs(train):
             lambda: PUBaggingClassifier(DecisionTreeClassifier(), n_estimators=100, n_jobs=-1, random_state=0),
             lambda: pulearn.BaggingPuClassifier(DecisionTreeClassifier(), n_estimators=100, max_samples=n_l,
                                                 n_jobs=-1, random_state=0)),
+        "bagging PU (100 stumps)": (
+            lambda: PUBaggingClassifier(DecisionStumpClassifier(), n_estimators=100, random_state=0),
+            lambda: pulearn.BaggingPuClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=100,
+                                                max_samples=n_l, n_jobs=-1, random_state=0)),
         "bagging PU (50 SVMs)": (
             lambda: PUBaggingClassifier(CWSVMClassifier(), n_estimators=50, random_state=0),
             lambda: pulearn.BaggingPuClassifier(SVC(), n_estimators=50, max_samples=n_l, n_jobs=-1, random_state=0)),

@@ -42,6 +42,7 @@ _ESTIMATORS = {
     "PUBaggingET": "trees",
     "SupervisedET": "trees",
     "AdaPUClassifier": "boosting",
+    "DecisionStumpClassifier": "boosting",
     "CWSVMClassifier": "svm",
     "BaggingSVMClassifier": "svm",
     "RESVMClassifier": "svm",

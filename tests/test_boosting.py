@@ -607,3 +607,38 @@ def test_affine_invariant_predictions(affine_ref, a, b):
     np.testing.assert_allclose(staged[-1], d, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(est.mean_, a * ref.mean_ + b, rtol=1e-12)
     np.testing.assert_allclose(est.scale_, a * ref.scale_, rtol=1e-3)  # 1e-4 at the rounded a = 1e-6, b = 1e7
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_decision_stump_equals_scikit_learns_depth_one_tree(case):
+    """DecisionStumpClassifier against DecisionTreeClassifier(max_depth=1): split feature, threshold, class shares,
+    predictions and importances; ties of values (rounded features), zero and integer sample weights, constant
+    features (a single leaf), one feature."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from pujax.boosting import DecisionStumpClassifier
+
+    r = np.random.default_rng(case)
+    n, d = int(r.integers(5, 200)), int(r.integers(1, 6))
+    X = r.normal(size=(n, d)).astype(np.float32)
+    if case % 3 == 0:
+        X = np.round(X, 1)
+    y = (X[:, 0] + r.normal(size=n) > 0).astype(int)
+    y[:2] = [0, 1]
+    w = r.integers(0, 3, size=n).astype(float) if case % 2 else None
+    if w is not None:
+        w[:2] = 1.0
+    if case == 5:  # constant features: no split, a single leaf
+        X = np.ones_like(X)
+    ours = DecisionStumpClassifier().fit(X, y, sample_weight=w)
+    ref = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y, sample_weight=w)
+    split = ref.tree_.node_count > 1
+    assert int(ours.model_.feature[0]) == (int(ref.tree_.feature[0]) if split else -1)
+    if split:
+        assert float(ours.model_.threshold[0]) == float(ref.tree_.threshold[0])
+    Xt = r.normal(size=(50, d)).astype(np.float32)
+    for Z in (X, Xt):
+        np.testing.assert_allclose(ours.predict_proba(Z), ref.predict_proba(Z), atol=1e-6)
+        np.testing.assert_array_equal(ours.predict(Z), ref.predict(Z))
+    np.testing.assert_array_equal(ours.feature_importances_, ref.feature_importances_)
+

@@ -204,6 +204,26 @@ def test_bagging_batched_svm_bags_equal_one_by_one_fits(tmp_path):
     clf.save(tmp_path / "bag")
     np.testing.assert_array_equal(PUBaggingClassifier.load(tmp_path / "bag").predict_proba(X), clf.predict_proba(X))
 
+def test_bagging_batched_stumps_equal_scikit_learn_stump_bags(tmp_path):
+    """pujax's DecisionStumpClassifier as the base: all bags found in one program and scored in one call, the same
+    model as bagging scikit-learn's depth-1 trees on the same bags (probabilities, out-of-bag scores, importances)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from pujax.boosting import DecisionStumpClassifier
+    from pujax.meta import PUBaggingClassifier
+
+    X, y, s = _blobs(n=300, seed=5, c=0.4, shift=1.0, d=4)
+    ours = PUBaggingClassifier(DecisionStumpClassifier(), n_estimators=30, random_state=1).fit(X, s)
+    ref = PUBaggingClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=30, random_state=1).fit(X, s)
+    assert all(isinstance(m, DecisionStumpClassifier) for m in ours.estimators_)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+    np.testing.assert_allclose(ours.oob_decision_function_, ref.oob_decision_function_, atol=1e-6)
+    np.testing.assert_allclose(ours.feature_importances_, ref.feature_importances_, atol=1e-6)
+    ours.save(tmp_path / "stumps")
+    np.testing.assert_array_equal(PUBaggingClassifier.load(tmp_path / "stumps").predict_proba(X),
+                                  ours.predict_proba(X))
+
+
 def test_saved_tree_with_a_cycle_is_refused(tmp_path):
     import json
 

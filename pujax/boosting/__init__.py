@@ -1,4 +1,5 @@
-"""Ada-PU: boosting decision stumps from positive and unlabeled data (Zhao et al.; DESIGN §3.4)."""
+"""Ada-PU: boosting decision stumps from positive and unlabeled data (Zhao et al.; DESIGN §3.4); a supervised
+decision stump fitted in JAX (a batched base model of bagging)."""
 from pujax.boosting.adapu import (
     AdaPUModel,
     adapu_candidates,
@@ -10,7 +11,8 @@ from pujax.boosting.adapu import (
     adapu_staged_decision_function,
     deduplicate,
 )
-from pujax.boosting.estimator import AdaPUClassifier
+from pujax.boosting.decision_stump import StumpModel, stump_fit, stump_proba
+from pujax.boosting.estimator import AdaPUClassifier, DecisionStumpClassifier
 from pujax.boosting.stumps import (
     CodedFeatures,
     coded_weight_sums,
@@ -27,6 +29,10 @@ from pujax.boosting.stumps import (
 
 __all__ = [
     "AdaPUClassifier",
+    "DecisionStumpClassifier",
+    "StumpModel",
+    "stump_fit",
+    "stump_proba",
     "AdaPUModel",
     "adapu_fit",
     "adapu_fit_many",

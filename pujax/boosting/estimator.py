@@ -1,5 +1,6 @@
-"""The scikit-learn estimator of Ada-PU (Zhao et al.): validation, the β rule and storage over the functional core
-of :mod:`pujax.boosting.adapu`."""
+"""The scikit-learn estimators of :mod:`pujax.boosting`: Ada-PU (Zhao et al.; validation, the β rule and storage
+over the functional core of :mod:`pujax.boosting.adapu`) and the decision stump (over
+:mod:`pujax.boosting.decision_stump`)."""
 from __future__ import annotations
 
 import numbers
@@ -25,6 +26,7 @@ from pujax.boosting.adapu import (
     adapu_staged_decision_function,
     deduplicate,
 )
+from pujax.boosting.decision_stump import StumpModel, stump_fit, stump_proba
 from pujax.compilation import bucket_size, pad_rows, rows_in_bucket
 from pujax.devices import device_mesh, padded_size, replicate, shard_rows, to_host
 from pujax.persistence import register_estimator
@@ -288,3 +290,112 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         np.add.at(imp, f[keep], a[keep])
         total = imp.sum()
         return imp / total if total > 0 else imp
+
+
+@register_estimator
+class DecisionStumpClassifier(PUClassifierMixin, BaseEstimator):
+    """A decision stump (one Gini split) fitted in JAX: scikit-learn's ``DecisionTreeClassifier(max_depth=1)``,
+    and a base model of :class:`~pujax.meta.PUBaggingClassifier` that fits and scores all bags at once.
+
+    ``fit(X, y)`` with two classes (the greater value of ``y`` is the positive class); the split is the one of
+    largest weighted Gini decrease over every feature and every midpoint between consecutive distinct values
+    (:mod:`pujax.boosting.decision_stump`); each side predicts its weighted share of positive rows. A pure sample
+    gives a single leaf.
+
+    Parameters
+    ----------
+    None : the stump has no hyper-parameters (scikit-learn's ``max_depth=1`` tree with its defaults).
+
+    Attributes
+    ----------
+    model_ : StumpModel
+        The fitted stump (:class:`pujax.boosting.decision_stump.StumpModel`, one entry).
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        1 for the split feature, 0 elsewhere (all 0 for a leaf).
+    classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    References
+    ----------
+    L. Breiman, J. Friedman, R. Olshen and C. Stone, "Classification and Regression Trees", Wadsworth, 1984 (the
+    Gini criterion); F. Mordelet and J.-P. Vert, Pattern Recognition Letters 37 (2014) 201-209 (bagging PU).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pujax.boosting import DecisionStumpClassifier
+    >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
+    >>> clf = DecisionStumpClassifier().fit(X, [0, 0, 1, 1])
+    >>> int(clf.model_.feature[0]), float(clf.model_.threshold[0]), clf.predict(X).tolist()
+    (0, 1.5, [0, 0, 1, 1])
+    """
+
+    _needs_prior = False
+    _fitted_schema = {"model_": "model:StumpModel"}
+
+    def __init__(self):
+        pass
+
+    def _check_params(self):
+        pass
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> DecisionStumpClassifier:
+        """Fit the stump of largest Gini decrease (weighted by ``sample_weight``).
+
+        Returns
+        -------
+        self
+        """
+        X, s, w, _ = self._validate_fit(X, y, sample_weight)
+        w = np.ones(s.size, np.float32) if w is None else np.asarray(w, np.float32)
+        self.model_ = stump_fit(X, (w * s)[None], w[None])
+        return self
+
+    def fit_bags(self, X: ArrayLike, y: ArrayLike, bags: list[ArrayLike]) -> list[DecisionStumpClassifier]:
+        """One fitted copy per bag -- the rows with ``y = 1`` against the rows ``bags[b]`` (indices into ``X``,
+        repeats count as weights) -- all found in one program (:func:`~pujax.boosting.decision_stump.stump_fit`).
+        Copy ``b`` equals ``DecisionStumpClassifier().fit(X[rows_b], y[rows_b])`` with ``rows_b`` its labeled rows and
+        bag. :class:`~pujax.meta.PUBaggingClassifier` calls this instead of fitting its bags one by one.
+
+        Returns
+        -------
+        list of DecisionStumpClassifier
+        """
+        X, s, copies = self._bag_inputs(X, y, bags)
+        pos = (s == 1).astype(np.float32)
+        C = np.stack([pos + np.bincount(np.asarray(bag, np.int64), minlength=s.size) for bag in bags])
+        model = stump_fit(X, np.broadcast_to(pos, C.shape), C)
+        for b, est in enumerate(copies):
+            est.model_ = StumpModel(*(a[b:b + 1] for a in model))
+        return copies
+
+    @staticmethod
+    def positive_proba_bags(models: list[DecisionStumpClassifier], X: ArrayLike,
+                            rows: ArrayLike | None = None) -> np.ndarray:
+        """Positive-class probabilities of fitted stumps, shape (len(models), n_samples) (row ``b`` equals
+        ``models[b].predict_proba(X)[:, 1]``); with ``rows`` (len(models), m) indices into ``X``, stump ``b`` scores
+        only ``X[rows[b]]``."""
+        X = models[0]._validate_predict(X)
+        stacked = StumpModel(*(np.concatenate(parts) for parts in zip(*(m.model_ for m in models))))
+        return stump_proba(stacked, X, rows)
+
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Columns (P(y=0), P(y=1)): the weighted class shares of the side of the split each row falls on."""
+        X = self._validate_predict(X)
+        p = stump_proba(self.model_, X)[0]
+        return np.stack([1.0 - p, p], axis=1)
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """``P(y=1) - 0.5``: > 0 where ``predict`` returns the positive class (a tie predicts the negative class, as
+        scikit-learn's trees do)."""
+        return self.predict_proba(X)[:, 1] - 0.5
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """1 for the split feature, 0 elsewhere (all 0 when the stump is a leaf)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "model_")
+        out = np.zeros(self.n_features_in_)
+        if self.model_.feature[0] >= 0:
+            out[self.model_.feature[0]] = 1.0
+        return out

@@ -8,7 +8,8 @@ whose :math:`U_t` did not contain it (the transductive score of the paper).
 Bags are fitted in parallel with joblib (``n_jobs``), in chunks as scikit-learn's ``BaggingClassifier`` does; the
 seeds of the bags are drawn before the split into chunks, so the model does not depend on ``n_jobs``. A base model
 with a ``fit_bags(X, y, bags)`` method fits all bags in one call instead, on the same bags: pujax's
-:class:`~pujax.svm.CWSVMClassifier` solves them as one batch of SVM problems, :class:`~pujax.trees.SupervisedET`
+:class:`~pujax.svm.CWSVMClassifier` solves them as one batch of SVM problems,
+:class:`~pujax.boosting.DecisionStumpClassifier` finds all stumps in one program, :class:`~pujax.trees.SupervisedET`
 (the base of :class:`~pujax.trees.PUBaggingET`) grows them as one forest. A base class with a static
 ``positive_proba_bags(models, X, rows=None)`` scores all bags in one call as well (out-of-bag scores, each
 bag on its own rows, and ``predict_proba``).
@@ -122,9 +123,10 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     estimator : classifier, default=None
         Base model (cloned per bag); ``None`` is scikit-learn's ``DecisionTreeClassifier()``. Its
         ``random_state`` is set to the bag's seed. A base model with ``fit_bags(X, y, bags)``
-        (:class:`~pujax.svm.CWSVMClassifier`: the bagging SVM of Mordelet & Vert; :class:`~pujax.trees.SupervisedET`)
-        fits every bag in one batched call when no ``sample_weight`` is given (its ``random_state`` set to the first
-        bag's seed).
+        (:class:`~pujax.svm.CWSVMClassifier`: the bagging SVM of Mordelet & Vert;
+        :class:`~pujax.boosting.DecisionStumpClassifier`; :class:`~pujax.trees.SupervisedET`) fits every bag in one
+        batched call when no ``sample_weight`` is given (its ``random_state`` set to the first bag's seed), and one
+        with a static ``positive_proba_bags(models, X, rows=None)`` scores them in one call.
     n_estimators : int, default=100
         Number of bags ``T``.
     max_samples : int, float or None, default=None
