@@ -5,13 +5,14 @@ fitted one by one (issue 23).
     python -m benchmarks.bagging --bases cwsvm --sets breast_cancer --bags 50 --out PATH
 
 Per set: SCAR labels (``pujax.data.make_censoring``, label frequency 0.5) on all rows. Bases: RBF
-``CWSVMClassifier(C_pos=2)`` with bags of as many unlabeled rows as there are labeled positives (the default), and
-``DecisionStumpClassifier()`` with the default bags, and ``SupervisedET(n_estimators=50)`` with bags of all unlabeled
-rows (``max_samples=1.0``, PUBaggingET's setting). "one by one" is the same base class with the ``fit_bags`` and
+``CWSVMClassifier(C_pos=2)`` and ``DecisionStumpClassifier()`` with bags of as many unlabeled rows as there are
+labeled positives (the default), and ``SupervisedET(n_estimators=50)`` with bags of all unlabeled rows
+(``max_samples=1.0``, PUBaggingET's setting). "one by one" is the same base class with the ``fit_bags`` and
 ``positive_proba_bags`` hooks switched off, so the bags are fitted and scored by the joblib loop (``n_jobs=None``: in
-sequence); for the stump it is scikit-learn's ``DecisionTreeClassifier(max_depth=1)``, the same model. "first" is the first fit of that configuration in the process (compilation
-included), "warm" the best of two more; agreement is the share of rows on which the two models predict the same
-label (SupervisedET's batched bags share the bins of all rows, so they are not the same trees).
+sequence); for the stump it is scikit-learn's ``DecisionTreeClassifier(max_depth=1)``, the same model. "first" is the
+first fit of that configuration in the process (compilation included), "warm" the best of two more; agreement is the
+share of rows on which the two models predict the same label (SupervisedET's batched bags share the bins of all
+rows, so they are not the same trees).
 """
 from __future__ import annotations
 
