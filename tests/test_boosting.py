@@ -612,7 +612,7 @@ def test_affine_invariant_predictions(affine_ref, a, b):
 @pytest.mark.parametrize("case", range(12))
 def test_decision_stump_equals_scikit_learns_depth_one_tree(case):
     """DecisionStumpClassifier against DecisionTreeClassifier(max_depth=1): split feature, threshold, class shares,
-    predictions and importances; ties of values (rounded features), zero and integer sample weights, constant
+    predictions and importances; ties of values (rounded features), zero, integer and real sample weights, constant
     features (a single leaf), one feature."""
     from sklearn.tree import DecisionTreeClassifier
 
@@ -627,6 +627,9 @@ def test_decision_stump_equals_scikit_learns_depth_one_tree(case):
     y[:2] = [0, 1]
     w = r.integers(0, 3, size=n).astype(float) if case % 2 else None
     if w is not None:
+        w[:2] = 1.0
+    if case % 4 == 3:  # real-valued weights, some zero
+        w = r.random(n) ** 3 * (r.random(n) < 0.8)
         w[:2] = 1.0
     if case == 5:  # constant features: no split, a single leaf
         X = np.ones_like(X)

@@ -51,30 +51,40 @@ class StumpModel(NamedTuple):
 register_model(StumpModel, {"feature": "i[n_stumps]", "threshold": "f[n_stumps]", "proba": "f[n_stumps,2]"})
 
 
+def _prefix_sums(a):
+    """Cumulative sums over axis 0 (a parallel-prefix scan: about twice as fast as ``jnp.cumsum`` on XLA:CPU)."""
+    return lax.associative_scan(jnp.add, a, axis=0)
+
+
 @jax.jit
 def _best_splits(X, Y, C):
-    """Per weighting ``b``: the best feature, its criterion, the values either side of its threshold and the left
-    and total weights (positive, all). ``X`` (n, d) float32, ``Y``/``C`` (B, n) positive/total row weights."""
+    """Per weighting ``b``: the best feature, its criterion, the largest value on the left of its split, the smallest
+    on the right and the left and total weights (positive, all). ``X`` (n, d) float32, ``Y``/``C`` (B, n)
+    positive / total row weights.
+
+    Candidates are the ends of runs of equal values in each feature's sorted order (the next sorted value is larger
+    by more than scikit-learn's ``1e-7``) with rows of the sample on both sides. Candidates that split the sample's rows the same
+    way have the same criterion, and the first of them (the one ``argmax`` takes) ends the run of the largest value
+    on the left; the smallest value on the right is then found for the chosen feature only."""
     n, d = X.shape
     order = jnp.argsort(X, axis=0)
     Xs = jnp.take_along_axis(X, order, axis=0)
+    run_end = jnp.concatenate([Xs[1:] > Xs[:-1] + _FEATURE_THRESHOLD, jnp.zeros((1, d), bool)])
 
     def one(weights):
-        y, c = weights[0][order], weights[1][order]  # (n, d): weights in each feature's sorted order
-        PL, NL = jnp.cumsum(y, axis=0), jnp.cumsum(c, axis=0)
+        y, c = weights[0], weights[1]
+        PL, NL = _prefix_sums(y[order]), _prefix_sums(c[order])  # (n, d): left sums in each feature's order
+        KL = _prefix_sums((c > 0).astype(jnp.int32)[order])  # rows of the sample on the left, exactly
         PR, NR = PL[-1] - PL, NL[-1] - NL
-        present = c > 0  # scikit-learn leaves rows of zero weight out of the sample
-        lo = lax.cummax(jnp.where(present, Xs, -jnp.inf), axis=0)  # the largest value on the left
-        hi = lax.cummin(jnp.where(present, Xs, jnp.inf), axis=0, reverse=True)
-        hi = jnp.concatenate([hi[1:], jnp.full((1, d), jnp.inf, Xs.dtype)])  # the smallest value on the right
-        valid = jnp.isfinite(lo) & jnp.isfinite(hi) & (hi > lo + _FEATURE_THRESHOLD)
         QL, QR = NL - PL, NR - PR
         crit = (PL * PL + QL * QL) / jnp.where(NL > 0, NL, 1.0) + (PR * PR + QR * QR) / jnp.where(NR > 0, NR, 1.0)
-        crit = jnp.where(valid, crit, -jnp.inf)
+        crit = jnp.where(run_end & (KL > 0) & (KL < KL[-1]), crit, -jnp.inf)
         r = jnp.argmax(crit, axis=0)  # the first best position of every feature
         best = crit[r, jnp.arange(d)]
         f = jnp.argmax(best)
-        return f, best[f], lo[r[f], f], hi[r[f], f], PL[r[f], f], NL[r[f], f], PL[-1, 0], NL[-1, 0]
+        lo = Xs[r[f], f]
+        hi = jnp.min(jnp.where((c > 0) & (X[:, f] > lo), X[:, f], jnp.inf))
+        return f, best[f], lo, hi, PL[r[f], f], NL[r[f], f], PL[-1, 0], NL[-1, 0]
 
     return lax.map(one, jnp.stack([Y, C], axis=1))
 

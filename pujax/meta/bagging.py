@@ -85,7 +85,11 @@ def _oob_sums(models, bags, X, s):
     models in one call where the base class has ``positive_proba_bags``)."""
     U = np.flatnonzero(s == 0)
     oob_sum, oob_count = np.zeros(s.size), np.zeros(s.size)
-    outs = [np.setdiff1d(U, bag) for bag in bags]
+    outs = []
+    for bag in bags:  # the unlabeled rows each bag left out
+        drawn = np.zeros(s.size, bool)
+        drawn[bag] = True
+        outs.append(U[~drawn[U]])
     scorer = _batched_scorer(models)
     if scorer is not None:
         width = max(1, max(out.size for out in outs))
