@@ -63,9 +63,9 @@ def _best_splits(X, Y, C):
     positive / total row weights.
 
     Candidates are the ends of runs of equal values in each feature's sorted order (the next sorted value is larger
-    by more than scikit-learn's ``1e-7``) with rows of the sample on both sides. Candidates that split the sample's rows the same
-    way have the same criterion, and the first of them (the one ``argmax`` takes) ends the run of the largest value
-    on the left; the smallest value on the right is then found for the chosen feature only."""
+    by more than scikit-learn's ``1e-7``) with rows of the sample on both sides. Candidates that split the sample's
+    rows the same way have the same criterion, and the first of them (the one ``argmax`` takes) ends the run of the
+    largest value on the left; the smallest value on the right is then found for the chosen feature only."""
     n, d = X.shape
     order = jnp.argsort(X, axis=0)
     Xs = jnp.take_along_axis(X, order, axis=0)
