@@ -176,4 +176,3 @@ def cpu_threads(limit: int | None, user_api: str | None = None) -> contextlib.Ab
     if limit is None or limit == -1:
         return contextlib.nullcontext()
     return _thread_controller().limit(limits=int(limit), user_api=user_api)
-

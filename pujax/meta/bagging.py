@@ -97,8 +97,8 @@ def _oob_sums(models, bags, X, s):
         for b, out in enumerate(outs):
             rows[b, :out.size], live[b, :out.size] = out, True
         scores = np.asarray(scorer(models, X, rows), np.float64)
-        np.add.at(oob_sum, rows[live], scores[live])
-        np.add.at(oob_count, rows[live], 1)
+        oob_sum += np.bincount(rows[live], weights=scores[live], minlength=s.size)
+        oob_count += np.bincount(rows[live], minlength=s.size)
         return oob_sum, oob_count
     for model, out in zip(models, outs):
         if out.size:

@@ -321,9 +321,10 @@ class BaggingSVMClassifier(_EnsembleSVM):
 
     Each of ``n_estimators`` base models separates all labeled positives from a bootstrap resample of
     ``max_samples`` unlabeled rows, with ``C_U = C`` and ``C_P = C max_samples / |P|``. Aggregation as RESVM
-    (eqs. 4-6), on one standardisation of all rows. The same bags around any classifier, averaged as probabilities,
-    are :class:`pujax.meta.PUBaggingClassifier`; with a :class:`CWSVMClassifier` base it too solves all bags in one
-    batch.
+    (eqs. 4-6), on one standardisation of all rows: the baseline of the RESVM paper, in the SVM ensemble core it
+    shares with :class:`RESVMClassifier` (the same resampling, solver, aggregation and prior threshold). Mordelet &
+    Vert's bagging around any classifier, averaged as probabilities, is :class:`pujax.meta.PUBaggingClassifier`; with
+    a :class:`CWSVMClassifier` base it too solves all bags in one batch (each bag standardised on its own rows).
 
     Parameters
     ----------
