@@ -300,11 +300,7 @@ class DecisionStumpClassifier(PUClassifierMixin, BaseEstimator):
     ``fit(X, y)`` with two classes (the greater value of ``y`` is the positive class); the split is the one of
     largest weighted Gini decrease over every feature and every midpoint between consecutive distinct values
     (:mod:`pujax.boosting.decision_stump`); each side predicts its weighted share of positive rows. A pure sample
-    gives a single leaf.
-
-    Parameters
-    ----------
-    None : the stump has no hyper-parameters (scikit-learn's ``max_depth=1`` tree with its defaults).
+    gives a single leaf. The stump has no hyper-parameters (scikit-learn's ``max_depth=1`` tree with its defaults).
 
     Attributes
     ----------
