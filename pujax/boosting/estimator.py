@@ -301,6 +301,8 @@ class DecisionStumpClassifier(PUClassifierMixin, BaseEstimator):
     largest weighted Gini decrease over every feature and every midpoint between consecutive distinct values
     (:mod:`pujax.boosting.decision_stump`); each side predicts its weighted share of positive rows. A pure sample
     gives a single leaf. The stump has no hyper-parameters (scikit-learn's ``max_depth=1`` tree with its defaults).
+    Like scikit-learn's trees it reads the features as given, cast to float32 (no standardisation: it is their
+    equal); :class:`~pujax.meta.PUBaggingClassifier` hands its base models standardised rows.
 
     Attributes
     ----------
