@@ -333,9 +333,6 @@ class DecisionStumpClassifier(PUClassifierMixin, BaseEstimator):
     def __init__(self):
         pass
 
-    def _check_params(self):
-        pass
-
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> DecisionStumpClassifier:
         """Fit the stump of largest Gini decrease (weighted by ``sample_weight``).
 

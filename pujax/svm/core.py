@@ -348,12 +348,28 @@ def _psi_block(Xc, SV, coef, bias, gamma, coef0, *, kernel, degree):
     return matmul(kernel_block(Xc, SV, kernel, gamma, coef0, degree), coef.T) + bias[None, :]
 
 
+def _sv_slots(n_sv: int) -> int:
+    """Support vectors padded to a power of two (at least 8): their count varies from fit to fit, so refits on
+    similar data reuse the program."""
+    return max(8, 1 << (n_sv - 1).bit_length())
+
+
+def _finite(psi) -> np.ndarray:
+    """Decision values with NaN set to 0 and infinities clipped to float32's range."""
+    big = np.finfo(np.float32).max
+    return np.clip(np.nan_to_num(psi, nan=0.0, posinf=big, neginf=-big), -big, big)
+
+
+def _logistic(z) -> np.ndarray:
+    """``1 / (1 + exp(-z))`` with ``z`` clipped to +-50."""
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
+
+
 def _psi(model: SVMModel, Xs) -> np.ndarray:
-    """Base decision values (n, B) of standardized rows ``Xs``; rows padded to size buckets, support vectors to a
-    power of two (their count varies from fit to fit, so refits on similar data reuse the program)."""
+    """Base decision values (n, B) of standardized rows ``Xs``; rows padded to size buckets, support vectors to
+    :func:`_sv_slots`."""
     dtype = jax.dtypes.canonicalize_dtype(np.float64)
-    n_sv = model.support_vectors.shape[0]
-    nb = max(8, 1 << (n_sv - 1).bit_length())
+    nb = _sv_slots(model.support_vectors.shape[0])
     SV = jax.device_put(pad_rows(nb, np.asarray(model.support_vectors, dtype)))
     coef = jax.device_put(pad_rows(nb, np.asarray(model.dual_coef, dtype).T).T)
     bias = np.asarray(model.intercept, dtype)
@@ -367,9 +383,7 @@ def _psi(model: SVMModel, Xs) -> np.ndarray:
         block = _psi_block(jax.device_put(pad_rows(cs, Xc)), SV, coef, bias, gamma, coef0, kernel=kernel,
                            degree=degree)
         out.append(np.asarray(block)[:Xc.shape[0]])
-    psi = np.concatenate(out, axis=0) if out else np.zeros((0, bias.shape[0]), dtype)
-    big = np.finfo(np.float32).max
-    return np.clip(np.nan_to_num(psi, nan=0.0, posinf=big, neginf=-big), -big, big)
+    return _finite(np.concatenate(out, axis=0) if out else np.zeros((0, bias.shape[0]), dtype))
 
 
 def svm_base_decision(model: SVMModel, X: ArrayLike) -> np.ndarray:
@@ -409,11 +423,11 @@ def svm_proba_bags(models: list[SVMModel], X: ArrayLike, rows: ArrayLike | None 
     if any(int(m.kernel) != kernel or int(m.degree) != degree or float(m.coef0) != coef0 for m in models):
         raise ValueError("svm_proba_bags needs models of one kernel, degree and coef0.")
     dtype = jax.dtypes.canonicalize_dtype(np.float64)
-    B, nb = len(models), max(8, 1 << (max(m.support_vectors.shape[0] for m in models) - 1).bit_length())
+    B, nb = len(models), _sv_slots(max(m.support_vectors.shape[0] for m in models))
     SV = jax.device_put(np.stack([pad_rows(nb, np.asarray(m.support_vectors, dtype)) for m in models]))
     coef = jax.device_put(np.stack([pad_rows(nb, np.asarray(m.dual_coef[0], dtype)) for m in models]))
-    bias, gamma = (np.array([float(getattr(m, a).reshape(-1)[0]) for m in models], dtype)
-                   for a in ("intercept", "gamma"))
+    bias = np.array([m.intercept[0] for m in models], dtype)
+    gamma = np.array([m.gamma for m in models], dtype)
     mean = np.stack([m.x_mean for m in models])
     centre = mean.mean(axis=0)
     shift, scale = (mean - centre).astype(dtype), np.stack([m.x_scale for m in models]).astype(dtype)
@@ -432,11 +446,8 @@ def svm_proba_bags(models: list[SVMModel], X: ArrayLike, rows: ArrayLike | None 
         block = _psi_bags_block(Xc, idx, shift, scale, SV, coef, bias, gamma, np.asarray(coef0, dtype),
                                 kernel=KERNELS[kernel], degree=degree)
         out.append(np.asarray(block, np.float64)[:, :min(cs, m - start)])
-    psi = np.concatenate(out, axis=1) if out else np.zeros((B, 0))
-    big = np.finfo(np.float32).max
-    psi = np.clip(np.nan_to_num(psi, nan=0.0, posinf=big, neginf=-big), -big, big)
-    T = np.array([float(mod.threshold) for mod in models])
-    return 1.0 / (1.0 + np.exp(-np.clip(psi - T[:, None], -50.0, 50.0)))
+    psi = _finite(np.concatenate(out, axis=1) if out else np.zeros((B, 0)))
+    return _logistic(psi - np.array([float(mod.threshold) for mod in models])[:, None])
 
 
 def _vote_scale(e, n_models: int):
@@ -455,7 +466,7 @@ def svm_proba(model: SVMModel, X: ArrayLike) -> np.ndarray:
     psi = svm_base_decision(model, X)
     T = float(model.threshold)
     if not bool(model.vote):
-        return 1.0 / (1.0 + np.exp(-np.clip(psi[:, 0] - T, -50.0, 50.0)))
+        return _logistic(psi[:, 0] - T)
     B = psi.shape[1]
     q = _vote_scale(ensemble_scores(psi), B)
     q_t = float(_vote_scale(np.asarray(T), B))
