@@ -92,43 +92,37 @@ def run_processes(jobs, n_processes, tmp_path, timeout=900):
 
 def test_methods_on_several_devices_and_two_processes(tmp_path):
     """A psum over rows, the PU forest (rows of every level sharded), Ada-PU (rows sharded), nnPU fit_many (seeds
-    split) and prior bootstraps (resamples split): every device of one process (4), one device, and two processes
-    (2 devices each, 4 global devices) agree. One launch of each runs every job (start-up is the costly part)."""
+    split) and prior bootstraps (resamples split) on every device of two processes (2 devices each, 4 global
+    devices) agree with the same fits on one local device. One launch runs every job (start-up is the costly part);
+    four devices in one process are checked per method in test_trees, test_svm and test_graph."""
+    from _workers.multiprocess import _problem
+
     jobs = ["psum", "forest", "adapu", "nnpu", "prior"]
-    one = run_processes(jobs, 1, tmp_path)
     two = run_processes(jobs, 2, tmp_path)
-    assert int(two["psum.n_devices"]) == 4 and int(one["psum.n_devices"]) == 4
-    np.testing.assert_array_equal(two["psum.rows"], one["psum.rows"])
-    np.testing.assert_allclose(two["psum.colsum"], one["psum.colsum"], rtol=1e-6)
-    np.testing.assert_allclose(one["psum.colsum"], one["psum.rows"].sum(axis=0), rtol=1e-5)
-    # the forest: integer histograms, identical trees on 1 and 4 devices and across processes
-    assert int(one["forest.n_devices"]) == 4 and int(two["forest.n_devices"]) == 4
+    X = _problem()[0]
+    assert int(two["psum.n_devices"]) == 4
+    np.testing.assert_array_equal(two["psum.rows"][: len(X)], X)
+    assert not two["psum.rows"][len(X):].any()  # padding rows
+    np.testing.assert_allclose(two["psum.colsum"], X.astype(np.float64).sum(axis=0), rtol=1e-5, atol=1e-4)
+    # the forest: integer histograms, identical trees on 4 devices of two processes and on one device
+    assert int(two["forest.n_devices"]) == 4
     for key in ("proba", "feature", "threshold"):
-        np.testing.assert_array_equal(one[f"forest.{key}_all"], one[f"forest.{key}_one"])
-        np.testing.assert_array_equal(two[f"forest.{key}_all"], one[f"forest.{key}_all"])
-    assert int(one["adapu.n_devices"]) == 4 and int(two["adapu.n_devices"]) == 4
-    # Ada-PU: the same stumps; the weighted error sums are added in another order on 4 devices, which moves the
-    # stump weights alpha slightly (decision values within 1e-2, predictions >= 99.9 % equal)
-    np.testing.assert_array_equal(one["adapu.features_all"], one["adapu.features_one"])
-    np.testing.assert_allclose(one["adapu.decision_all"], one["adapu.decision_one"], atol=2e-2)
-    agree = np.mean((one["adapu.decision_all"] > 0) == (one["adapu.decision_one"] > 0))
-    assert agree >= 0.999, agree
-    np.testing.assert_array_equal(two["adapu.features_all"], one["adapu.features_all"])
-    # across processes the sums are reduced by gloo, in yet another order
-    np.testing.assert_allclose(two["adapu.decision_all"], one["adapu.decision_all"], atol=2e-2)
-    assert np.mean((two["adapu.decision_all"] > 0) == (one["adapu.decision_all"] > 0)) >= 0.999
+        np.testing.assert_array_equal(two[f"forest.{key}_all"], two[f"forest.{key}_one"])
+    # Ada-PU: the same stumps; the weighted error sums are added in another order (per device, then by gloo across
+    # processes), which moves the stump weights alpha slightly (decision values within 2e-2, predictions >= 99.9 %
+    # equal)
+    assert int(two["adapu.n_devices"]) == 4
+    np.testing.assert_array_equal(two["adapu.features_all"], two["adapu.features_one"])
+    np.testing.assert_allclose(two["adapu.decision_all"], two["adapu.decision_one"], atol=2e-2)
+    assert np.mean((two["adapu.decision_all"] > 0) == (two["adapu.decision_one"] > 0)) >= 0.999
     # nnPU: 4 seeds, one per device, against the 4 seeds vmapped on one device: batched and single matrix products
-    # round differently and training carries that along, so scores agree to ~1e-2 and predictions to >= 99 %
-    agree = np.mean((one["nnpu.scores_all"] > 0) == (one["nnpu.scores_one"] > 0))
+    # round differently and training carries that along, so scores agree to ~5e-2 and predictions to >= 99 %
+    agree = np.mean((two["nnpu.scores_all"] > 0) == (two["nnpu.scores_one"] > 0))
     assert agree >= 0.99, agree
-    np.testing.assert_allclose(one["nnpu.scores_all"], one["nnpu.scores_one"], atol=0.05)
-    # the same layout (one seed per device) in one process or two
-    np.testing.assert_allclose(two["nnpu.scores_all"], one["nnpu.scores_all"], atol=0.05)
-    assert np.mean((two["nnpu.scores_all"] > 0) == (one["nnpu.scores_all"] > 0)) >= 0.99
+    np.testing.assert_allclose(two["nnpu.scores_all"], two["nnpu.scores_one"], atol=0.05)
     # prior bootstraps: resample b draws the same rows on any number of devices
     for method in ("bbe", "tice"):
-        for run in (one, two):
-            np.testing.assert_allclose(run[f"prior.{method}_all"], one[f"prior.{method}_one"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(two[f"prior.{method}_all"], two[f"prior.{method}_one"], rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.slow
