@@ -388,22 +388,20 @@ def as_key(random_state: RandomStateLike = None) -> jax.Array:
     )
 
 
-def host_seed(key: jax.Array, *, method: str = "draw") -> int:
-    """A non-negative int seed for numpy, derived from a JAX PRNG key (the host-side randomness of a core).
+def host_seed(key: jax.Array) -> int:
+    """A 32-bit seed for numpy from a JAX PRNG key (the host-side randomness of a core): a murmur3 mix of the key's
+    32-bit words, computed on the host (a draw from the key's stream, ``jax.random.randint``, would compile a
+    program).
 
     Parameters
     ----------
     key : JAX PRNG key
         Raw ``uint32[2]`` key or typed key (e.g. from :func:`as_key`).
-    method : {"draw", "mix"}, default="draw"
-        ``"draw"``: ``jax.random.randint(key, (), 0, 2**31 - 1)``, one draw of the key's stream (graph cuts,
-        Ada-PU, prior estimators). ``"mix"``: a murmur3 mix of the key data on the host, a 32-bit seed without
-        compiling a program (trees).
 
     Returns
     -------
     int
-        The seed, in ``[0, 2**31 - 1)`` for ``"draw"`` and ``[0, 2**32)`` for ``"mix"``.
+        The seed, in ``[0, 2**32)``.
 
     Examples
     --------
@@ -414,9 +412,6 @@ def host_seed(key: jax.Array, *, method: str = "draw") -> int:
     """
     import jax
 
-    check_in(method, "method", ("draw", "mix"))
-    if method == "draw":
-        return int(jax.random.randint(key, (), 0, 2**31 - 1))
     if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
         key = jax.random.key_data(key)
     words = np.asarray(key, dtype=np.uint64).reshape(-1) & np.uint64(0xFFFFFFFF)
@@ -432,17 +427,15 @@ def host_seed(key: jax.Array, *, method: str = "draw") -> int:
     return int(h)
 
 
-def host_rng(key: jax.Array, *, method: str = "draw") -> np.random.Generator:
-    """``numpy.random.default_rng(host_seed(key, method=method))``: a numpy Generator from a JAX PRNG key.
+def host_rng(key: jax.Array) -> np.random.Generator:
+    """``numpy.random.default_rng(host_seed(key))``: a numpy Generator from a JAX PRNG key.
 
     Parameters
     ----------
     key : JAX PRNG key
-    method : {"draw", "mix"}, default="draw"
-        As in :func:`host_seed`.
 
     Returns
     -------
     numpy.random.Generator
     """
-    return np.random.default_rng(host_seed(key, method=method))
+    return np.random.default_rng(host_seed(key))

@@ -406,6 +406,35 @@ def test_builder_root_level_and_feature_sampling():
     assert not np.any(np.asarray(blocks[0].feats)[:2] == 1)
 
 
+def test_feature_sampling_is_uniform_over_subsets_of_the_free_features():
+    """prepare_nodes draws K distinct free features per node, every K-subset equally often (chi-square over 20,000
+    nodes), never a known-constant feature; with fewer free features than slots it takes them all."""
+    from itertools import combinations
+
+    from scipy.stats import chisquare
+
+    from pujax.trees.kernels import prepare_nodes
+
+    N, d, K = 20000, 6, 2
+    const = np.zeros((N, d), bool)
+    const[:, 4] = True  # 5 free features: 10 subsets
+    uid = np.arange(N, dtype=np.uint32)
+    feats, ok = prepare_nodes(const, np.uint32(5), uid % 7, uid, np.uint32(3), n_slots=K)
+    feats, ok = np.asarray(feats), np.asarray(ok)
+    assert ok.all() and not np.any(feats == 4) and np.all(feats[:, 0] != feats[:, 1])
+    subsets = {c: i for i, c in enumerate(combinations([0, 1, 2, 3, 5], K))}
+    counts = np.bincount([subsets[tuple(sorted(f))] for f in feats], minlength=len(subsets))
+    assert chisquare(counts).pvalue > 1e-3, counts
+    # each feature in each slot equally often too (the slot order is random)
+    assert chisquare(np.bincount(feats[:, 0], minlength=d)[[0, 1, 2, 3, 5]]).pvalue > 1e-3
+    # one free feature: slot 0 takes it, slot 1 is unused; none free: no slot usable
+    const = np.ones((2, d), bool)
+    const[0, 3] = False
+    feats, ok = prepare_nodes(const, np.uint32(5), uid[:2] % 7, uid[:2], np.uint32(3), n_slots=K)
+    assert int(np.asarray(feats)[0, 0]) == 3
+    np.testing.assert_array_equal(np.asarray(ok), [[True, False], [False, False]])
+
+
 def test_builder_best_split_step_matches_numpy_enumeration():
     B, binned, s, rows, cfg, data, store, state, (wu, rho) = _steps_setup("best")
     blocks = B.sample_node_features(state, data, cfg)
@@ -492,7 +521,8 @@ def test_predictions_invariant_to_scale_and_offset(cls, pu):
 
 def test_refit_in_the_same_bucket_and_predict_compile_nothing_new():
     """A refit on 450 rows after a fit on 505 (both in the 512-row bucket) compiles no program; predict on any
-    batch size in a bucket seen before reuses its program, also after a refit (node arrays are bucketed too)."""
+    batch size in a bucket seen before reuses its program, also after refits (node arrays are bucketed too: a
+    forest whose node count falls in another bucket compiles one traversal program for it)."""
     from pujax.compilation import bucket_size, count_compilations
 
     assert bucket_size(450) == bucket_size(505)
@@ -504,6 +534,7 @@ def test_refit_in_the_same_bucket_and_predict_compile_nothing_new():
     with count_compilations() as c:
         m.fit(X[keep], s[keep])
     assert c.count == 0
+    m.fit(X, s)  # the first forest again: its node arrays have the bucket its predict program was compiled for
     with count_compilations() as c:
         p = m.predict_proba(X[:97])  # 97 and 100 rows: one bucket
     assert c.count == 0
@@ -602,8 +633,9 @@ def test_other_forests_affine_invariant(name, pu):
     at the corners of a in [1e-6, 1e6], b in [-1e7, 1e7], with finite probabilities (issue 26). At a = 1e-6,
     b = 1e7 float64 rounds a·X + b to ~2e-3 of the unit of X and the estimated prior moves with that rounding
     (within 0.02): predictions are compared at the reference's prior there."""
+    from _estimators import FAST
+
     import pujax
-    from tests._estimators import FAST
 
     X, s, _ = pu
     X = X.astype(np.float64)

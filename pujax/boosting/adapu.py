@@ -51,6 +51,7 @@ from pujax.boosting.stumps import (
     stump_predict,
     threshold_bounds,
 )
+from pujax.compilation import quick_jit
 from pujax.devices import to_host
 from pujax.linalg import matmul
 from pujax.progress import progress
@@ -271,7 +272,7 @@ def adapu_rounds(state: AdaPUState, keys: jax.Array, X: ArrayLike, prior: float,
     return state, model
 
 
-@functools.partial(jax.jit, static_argnames=("n_estimators", "n_thresholds", "threshold_range"))
+@functools.partial(quick_jit, static_argnames=("n_estimators", "n_thresholds", "threshold_range"))
 def _fit_jit(key, X, s, prior, learning_rate, per_set, candidates, sample_weight, *, n_estimators, n_thresholds,
              threshold_range):
     X = jnp.asarray(X)
@@ -321,21 +322,21 @@ def adapu_fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, le
                                                                      learning_rate, cands)
 
 
-@jax.jit
+@quick_jit
 def adapu_decision_function(model: AdaPUModel, X: ArrayLike) -> jax.Array:
     """``F(x) = Σ_t α_t h_t(x)`` (the paper's ``H`` before the sign)."""
     H = stump_predict(jnp.asarray(X), model.feature, model.threshold, model.direction)
     return matmul(H, model.alpha.astype(H.dtype))
 
 
-@jax.jit
+@quick_jit
 def adapu_staged_decision_function(model: AdaPUModel, X: ArrayLike) -> jax.Array:
     """``F_t(x) = Σ_{s <= t} α_s h_s(x)`` for every round ``t``: shape ``(T, n)``."""
     H = stump_predict(jnp.asarray(X), model.feature, model.threshold, model.direction)
     return jnp.cumsum(H * model.alpha.astype(H.dtype)[None, :], axis=1).T
 
 
-@functools.partial(jax.jit, static_argnames=("n_thresholds",))
+@functools.partial(quick_jit, static_argnames=("n_thresholds",))
 def _chunk(state, keys, X, prior, learning_rate, per_set, candidates, *, n_thresholds):
     return adapu_rounds(state, keys, X, prior, learning_rate, n_thresholds=n_thresholds, normalization=per_set,
                         candidates=candidates)
@@ -427,7 +428,7 @@ def _fold_risks(s, w, masks, pred, prior):
     return prior * (1.0 - pp) + pu - prior * pp
 
 
-@functools.partial(jax.jit, static_argnames=("n_estimators", "n_thresholds"))
+@functools.partial(quick_jit, static_argnames=("n_estimators", "n_thresholds"))
 def _selection_fits(key, X, s, prior, betas, per_set, candidates, w, masks, *, n_estimators, n_thresholds):
     """Decision values ``(n_folds, len(betas), n)`` of the fits on each fold's training rows, and the models
     ``(len(betas), ...)`` fitted on all rows, for every β: one vmapped fit over all ``(n_folds + 1) len(betas)``

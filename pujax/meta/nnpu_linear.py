@@ -377,7 +377,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         C = "auto" if isinstance(self.C, str) else float(self.C)
         self.model_, self.C_, self.n_iter_, self.objective_ = linear_pu_fit(
             X, s, prior, loss=self.loss, risk=self.risk, C=C, rff=rff, max_iter=self.max_iter, tol=float(self.tol),
-            sample_weight=w, n_folds=self.n_folds, random_state=host_rng(key, method="mix"))
+            sample_weight=w, n_folds=self.n_folds, random_state=host_rng(key))
         return self
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:

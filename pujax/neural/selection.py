@@ -47,7 +47,7 @@ def validation_split(key: KeyLike, s: ArrayLike, fraction: float | None) -> tupl
     if min(len(p), len(u)) < 2:
         raise ValueError(f"validation_fraction={fraction} needs at least 2 labeled positive and 2 unlabeled rows; "
                          f"got {len(p)} and {len(u)}. Pass validation_fraction=0 to train on every row.")
-    rng = host_rng(as_key(key), method="mix")
+    rng = host_rng(as_key(key))
     out = []
     for idx in (p, u):
         n_val = min(max(1, int(round(fraction * len(idx)))), len(idx) - 1)

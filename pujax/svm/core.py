@@ -268,7 +268,7 @@ def threshold_rows(key: jax.Array, s: ArrayLike, max_rows: int = THRESHOLD_ROWS)
     U = np.flatnonzero(np.asarray(s) == 0)
     if U.size <= max_rows:
         return U
-    rng = np.random.default_rng([host_seed(key, method="mix"), 1])
+    rng = np.random.default_rng([host_seed(key), 1])
     return np.sort(rng.choice(U, size=int(max_rows), replace=False))
 
 

@@ -24,7 +24,7 @@ from pujax.svm.core import SolveResult, ensemble_scores, make_model, prior_thres
 from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
 from pujax.svm.kernels import KERNELS, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import Problems, draw_problems, duplicate_groups, in_bag
-from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
+from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X, host_rng
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -155,7 +155,7 @@ def pu_grid_search(estimator: BaseEstimator, param_grid: dict | list[dict], X: A
     if not grid:
         raise ValueError("param_grid is empty; pass e.g. {'C': [0.1, 1, 10]}.")
     key = as_key(random_state)
-    seed = int(np.asarray(jax.random.randint(key, (), 0, 2**31 - 1)))
+    seed, refit_seed = (int(v) for v in host_rng(key).integers(0, 2**31 - 1, size=2))  # folds, refit model
     folds = list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(X, s))
     fold_keys = [jax.random.fold_in(key, f) for f in range(cv)]
     Xs_folds = [standardize(X, *standardize_stats(X[tr])) for tr, _ in folds]
@@ -188,7 +188,6 @@ def pu_grid_search(estimator: BaseEstimator, param_grid: dict | list[dict], X: A
     if refit:
         best_est = clone(estimator).set_params(**grid[best])
         if "random_state" in best_est.get_params():
-            best_est.set_params(random_state=int(np.asarray(jax.random.randint(jax.random.fold_in(key, cv), (), 0,
-                                                                                  2**31 - 1))))
+            best_est.set_params(random_state=refit_seed)
         best_est.fit(X, s)
     return PUGridSearchResult(grid[best], float(mean[best]), best, cv_results, best_est)

@@ -122,7 +122,7 @@ def draw_problems(key: jax.Array, s: ArrayLike, spec: EnsembleSpec, n_slots: int
     P_rows, U_rows = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     if P_rows.size == 0 or U_rows.size == 0:
         raise ValueError("s needs at least one labeled (1) and one unlabeled (0) row.")
-    rng = host_rng(key, method="mix")
+    rng = host_rng(key)
     B = int(spec.n_estimators)
     P_idx = _rows(rng, P_rows, spec.n_pos, B)
     U_idx = _rows(rng, U_rows, spec.n_unl, B)

@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.compilation import quick_jit
 from pujax.trees.binning import split_thresholds
 from pujax.trees.model import Forest
 
@@ -59,8 +60,8 @@ def pad_nodes(n: int) -> int:
 
 
 def node_block(n_pad: int) -> int:
-    """Block size of the per-node kernels (two compiled shapes: 128 and 1024)."""
-    return min(n_pad, 1024)
+    """Block size of the per-node kernels: 128 up to 1024 nodes (a small forest compiles them once), 1024 above."""
+    return 128 if n_pad <= 1024 else 1024
 
 
 def chunk_size(m: int, maximum: int = 1 << 18) -> int:
@@ -95,11 +96,11 @@ def compact_chunks(chunks, size: int, n_out: int, put=put, get=np.asarray) -> tu
 
 
 def concat_pad(parts, n):
-    """Concatenate device blocks along axis 0 and zero-pad to ``n`` rows."""
-    rows = sum(p.shape[0] for p in parts)
-    if rows < n:
-        parts = list(parts) + [jnp.zeros((n - rows,) + parts[0].shape[1:], parts[0].dtype)]
-    return parts[0] if len(parts) == 1 else jnp.concatenate(parts)
+    """Concatenate device blocks along axis 0 and zero-pad to ``n`` rows (on the host: small per-node arrays, and
+    no program to compile for each number of blocks)."""
+    if len(parts) == 1 and parts[0].shape[0] == n:
+        return parts[0]
+    return put(pad2(np.concatenate([np.asarray(p) for p in parts]), n))
 
 
 def pad(a, n, value=0) -> np.ndarray:
@@ -117,10 +118,18 @@ def pad2(a, n, value=0) -> np.ndarray:
     return out
 
 
-@partial(jax.jit, static_argnames=("shape",))
-def zeros(shape):
-    """int32 zeros of a static shape (an accumulator)."""
+@partial(quick_jit, static_argnames=("shape",))
+def _zeros_program(shape):
     return jnp.zeros(shape, jnp.int32)
+
+
+def zeros(shape, device=None):
+    """int32 zeros of a static shape (an accumulator) on ``device`` (default: the default device): copied from the
+    host on a CPU, made by a small program elsewhere (no host-to-device copy of a large accumulator)."""
+    device = device or jax.devices()[0]
+    if device.platform == "cpu":
+        return jax.device_put(np.zeros(shape, np.int32), device)
+    return jax.device_put(_zeros_program(shape), device)
 
 
 def hist_shape(n_slots: int, n_nodes: int, n_bins: int, shift: int) -> tuple:

@@ -27,13 +27,7 @@ if TYPE_CHECKING:
     from pujax._typing import DevicesLike
 
 __all__ = ["forest_fit", "forest_fit_bags", "forest_proba", "forest_decision", "forest_apply", "forest_summaries",
-           "node_weights", "tree_rows", "seed_from_key"]
-
-
-def seed_from_key(key) -> int:
-    """A 32-bit seed from a JAX PRNG key: :func:`pujax.validation.host_seed` with ``method="mix"`` (on the host;
-    ``jax.random.bits`` would compile four small programs)."""
-    return host_seed(key, method="mix")
+           "node_weights", "tree_rows"]
 
 
 def node_weights(s: np.ndarray, prior: float | None, risk: str) -> tuple[float, float, float]:
@@ -68,7 +62,7 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
     ----------
     key : JAX PRNG key
         All randomness (bin subsample, bootstrap, features and thresholds) derives from one 32-bit seed mixed
-        from it (:func:`seed_from_key`).
+        from it (:func:`pujax.validation.host_seed`).
     X : (n, d) float array
         Standardised per feature in float64 before the float32 cast (:func:`~pujax.trees.model.standardization`):
         the forest does not depend on the units or offsets of the features.
@@ -99,7 +93,7 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
     Forest
     """
     s = np.asarray(s)
-    seed = seed_from_key(key)
+    seed = host_seed(key)
     wu, rho, sigma = node_weights(s, prior, risk)
     rows = tree_rows(seed, s, int(n_estimators), bool(bootstrap)) if rows is None else list(rows)
     center, scale = standardization(X)
@@ -126,7 +120,7 @@ def forest_fit_bags(key: jax.Array, X: np.ndarray, s: np.ndarray, bags: list, *,
     :class:`~pujax.trees.SupervisedET` (the PU ET paper's PUBaggingET).
     """
     s = np.asarray(s)
-    P, seed, rows = np.flatnonzero(s == 1), seed_from_key(key), []
+    P, seed, rows = np.flatnonzero(s == 1), host_seed(key), []
     for b, bag in enumerate(bags):
         r = np.sort(np.concatenate([P, np.asarray(bag, np.int64)]))
         rows += [r[t] for t in tree_rows(seed + b + 1, s[r], int(n_estimators), bool(bootstrap))]

@@ -5,8 +5,8 @@ active node, ``nid`` the index of that node among the level's active nodes. Padd
 out-of-range ``nid`` that ``jax.ops.segment_*`` drops. One level costs:
 
 * :func:`prepare_nodes` (per node): carry the known-constant feature masks from the parents and sample
-  ``max_features`` distinct features per node among the features not known to be constant (exact uniform sampling
-  without replacement, Floyd's algorithm on ranks);
+  ``max_features`` distinct features per node among the features not known to be constant (uniform sampling
+  without replacement: the largest of per-feature random keys);
 * :func:`route_and_histogram` (per entry, the only pass over the data): route every entry to its child with the
   previous level's split, gather the codes of its node's sampled features and scatter-add one packed integer per
   (entry, feature) into per-(node, feature, bin) histograms of the counts of ``s = 1`` and ``s = 0`` rows;
@@ -39,6 +39,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.compilation import quick_jit
 from pujax.risk import node_risk
 
 __all__ = [
@@ -110,45 +111,23 @@ def _cumsum(x, axis):
 def sample_features(seed, tree, uid, it, const, n_slots: int):
     """Draw ``min(n_slots, c)`` distinct features per node uniformly among its ``c`` features not known constant.
 
-    Floyd's algorithm draws distinct ranks in ``[0, c)``; a rank is mapped to the feature by a binary search over
-    the running count of free features. Returns ``feats`` (N, n_slots) int32 and ``ok`` (N, n_slots) bool (False
-    for unused slots when ``c < n_slots``).
+    Every feature gets a 24-bit random key from :func:`hash_uniform` (known-constant ones the key -1); the
+    ``n_slots`` largest keys (``lax.top_k``) are the sample -- a uniformly random subset, except that two equal
+    keys (probability about ``d^2 / 2^25`` per node for ``d`` features) are ordered by feature index. Returns
+    ``feats`` (N, n_slots) int32 and ``ok`` (N, n_slots) bool (False for unused slots when ``c < n_slots``).
     """
     N, d = const.shape
     free = ~const
-    cum = _cumsum(free.astype(jnp.int32), axis=1)  # (N, d)
-    c = cum[:, -1]
-    K = n_slots
-    if K >= d:
+    if n_slots >= d:
         feats = jnp.broadcast_to(jnp.arange(d, dtype=jnp.int32), (N, d))
         return feats, free
-    slots = jnp.arange(K, dtype=jnp.int32)[None, :]
-
-    def floyd(i, ranks):
-        j = c - K + i  # Floyd: for j in c-K .. c-1 draw t in [0, j]; take j if t was already drawn
-        u = hash_uniform(seed, tree, uid, it, _U32(7919) + i.astype(_U32))
-        t = jnp.minimum((u * (j + 1).astype(u.dtype)).astype(jnp.int32), jnp.maximum(j, 0))
-        seen = jnp.any((ranks == t[:, None]) & (slots < i), axis=1)
-        return jnp.where(slots == i, jnp.where(seen, j, t)[:, None], ranks)
-
-    ranks = jax.lax.fori_loop(0, K, floyd, jnp.zeros((N, K), jnp.int32))
-    small = c < K  # fewer free features than slots: take them all (ranks 0..c-1)
-    ranks = jnp.where(small[:, None], slots, ranks)
-    ok = jnp.where(small[:, None], slots < c[:, None], True)
-
-    # feature of rank r: smallest f with cum[f] > r (binary search)
-    def bisect(_, lohi):
-        lo, hi = lohi
-        mid = (lo + hi) // 2
-        gt = jnp.take_along_axis(cum, mid, axis=1) > ranks
-        return jnp.where(gt, lo, jnp.minimum(mid + 1, d - 1)), jnp.where(gt, mid, hi)
-
-    n_it = int(np.ceil(np.log2(max(d, 2)))) + 1
-    _, hi = jax.lax.fori_loop(0, n_it, bisect, (jnp.zeros((N, K), jnp.int32), jnp.full((N, K), d - 1, jnp.int32)))
-    return hi, ok
+    u = hash_uniform(seed, tree[:, None], uid[:, None], it, _U32(7919) + jnp.arange(d, dtype=_U32)[None, :])
+    _, feats = jax.lax.top_k(jnp.where(free, u, -1.0), n_slots)
+    ok = jnp.arange(n_slots)[None, :] < jnp.sum(free, axis=1)[:, None]
+    return feats.astype(jnp.int32), ok
 
 
-@partial(jax.jit, static_argnames=("n_slots",))
+@partial(quick_jit, static_argnames=("n_slots",))
 def prepare_nodes(const, seed, tree, uid, it, *, n_slots: int):
     """Sampled features of a block of nodes given their known-constant masks (see :func:`sample_features`)."""
     return sample_features(seed, tree, uid, it, const, n_slots)
@@ -208,7 +187,7 @@ def _hist_core(acc, codes_t, s, rows, nid, feats, B, shift, n):
     return jax.lax.fori_loop(0, K, body, flat).reshape(acc.shape)
 
 
-@partial(jax.jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
+@partial(quick_jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
 def route_and_histogram(acc, codes_t, s, rows, nid_prev, route_feat, route_code, child_map, feats, *,
                         n_bins: int, shift: int, n: int):
     """Route one chunk of entries, then add its per-(node, feature, bin) histograms to ``acc``.
@@ -222,7 +201,7 @@ def route_and_histogram(acc, codes_t, s, rows, nid_prev, route_feat, route_code,
     return _hist_core(acc, codes_t, s, rows, nid, feats, n_bins, shift, n), nid
 
 
-@partial(jax.jit, static_argnames=("n_bins", "n_blocks"))
+@partial(quick_jit, static_argnames=("n_bins", "n_blocks"))
 def split_histogram(acc, *, n_bins: int, n_blocks: int):
     """(K, N * B[, 2]) accumulator -> tuple of ``n_blocks`` node blocks (N / n_blocks, K, B[, 2])."""
     K = acc.shape[0]
@@ -232,14 +211,14 @@ def split_histogram(acc, *, n_bins: int, n_blocks: int):
     return tuple(hist[i * nb:(i + 1) * nb] for i in range(n_blocks))
 
 
-@partial(jax.jit, static_argnames=("n_out", "n"))
+@partial(quick_jit, static_argnames=("n_out", "n"))
 def route(codes_t, rows, nid_prev, route_feat, route_code, child_map, *, n_out: int, n: int):
     """Route entries to their children (finished entries get ``nid = n_out``)."""
     nid = _route(codes_t, n, rows, nid_prev, route_feat, route_code, child_map)
     return jnp.where(nid >= 0, nid, n_out).astype(jnp.int32)
 
 
-@partial(jax.jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
+@partial(quick_jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
 def histogram(acc, codes_t, s, rows, nid, feats, offset, *, n_bins: int, shift: int, n: int):
     """Add the histograms of nodes ``offset .. offset + len(feats) - 1`` of one chunk to ``acc``."""
     N = feats.shape[0]
@@ -248,7 +227,7 @@ def histogram(acc, codes_t, s, rows, nid, feats, offset, *, n_bins: int, shift: 
     return _hist_core(acc, codes_t, s, rows, local, feats, n_bins, shift, n)
 
 
-@partial(jax.jit, static_argnames=("n",), donate_argnums=(0,))
+@partial(quick_jit, static_argnames=("n",), donate_argnums=(0,))
 def route_and_range(acc, codes_t, rows, nid_prev, route_feat, route_code, child_map, feats, *, n: int):
     """Route one chunk, then max-accumulate (code, 255 - code) of each sampled feature per node into ``acc``
     (K, N, 2) (two-pass mode; see :func:`finish_range`)."""
@@ -266,13 +245,13 @@ def route_and_range(acc, codes_t, rows, nid_prev, route_feat, route_code, child_
     return jax.lax.fori_loop(0, feats.shape[1], body, acc), nid
 
 
-@jax.jit
+@quick_jit
 def finish_range(acc):
     """(K, N, 2) max accumulator -> (mx, mn) per (node, feature)."""
     return acc[:, :, 0].T, 255 - acc[:, :, 1].T
 
 
-@partial(jax.jit, static_argnames=("shift", "n"), donate_argnums=(0,))
+@partial(quick_jit, static_argnames=("shift", "n"), donate_argnums=(0,))
 def left_counts(acc, codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
     """Add the counts (all, s=1) of one chunk's entries with code <= thr per (node, feature, threshold) to
     ``acc`` (K, N, T or 2T) (two-pass mode; see :func:`finish_left`)."""
@@ -294,7 +273,7 @@ def left_counts(acc, codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
     return jax.lax.fori_loop(0, K, body, acc)
 
 
-@partial(jax.jit, static_argnames=("shift",))
+@partial(quick_jit, static_argnames=("shift",))
 def finish_left(acc, *, shift: int):
     """(K, N, w) accumulator -> (left count, left count of s=1), each (N, K, T)."""
     acc = jnp.moveaxis(acc, 0, 1)
@@ -331,7 +310,7 @@ def _search_codes(bin_hi, feats, t, n_bins):
     return lo - 1
 
 
-@partial(jax.jit, static_argnames=("n_thresholds", "n_bins"))
+@partial(quick_jit, static_argnames=("n_thresholds", "n_bins"))
 def draw_thresholds(mn, mx, feats, ok, seed, tree, uid, it, bin_lo, bin_hi, *, n_thresholds: int, n_bins: int):
     """Extra-Trees thresholds: t ~ U[min value, max value] of the node; split code c with code <= c going left.
 
@@ -403,7 +382,7 @@ def _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss):
     return rn, r_l, r_r, rr
 
 
-@partial(jax.jit, static_argnames=("n_thresholds", "n_bins", "shift", "risk", "loss", "from_hist"))
+@partial(quick_jit, static_argnames=("n_thresholds", "n_bins", "shift", "risk", "loss", "from_hist"))
 def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho, sigma, bin_lo, bin_hi, *,
                          n_thresholds: int, n_bins: int, shift: int, risk: str, loss: str, from_hist: bool):
     """Best Extra-Trees split per node (PU ET paper §4; Appendix H), from histograms or from (min, max).
@@ -435,7 +414,7 @@ def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho,
     return _finish(rr, cand3, l_c1, l_c0, r_l, r_r, rn, feats, thr, newc, T)
 
 
-@partial(jax.jit, static_argnames=("n_bins", "shift", "risk", "loss"))
+@partial(quick_jit, static_argnames=("n_bins", "shift", "risk", "loss"))
 def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, *, n_bins: int, shift: int, risk: str,
                        loss: str):
     """Best split over every bin boundary of the sampled features (CART / random forest), from histograms."""

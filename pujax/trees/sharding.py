@@ -19,6 +19,7 @@ import numpy as np
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from pujax.compilation import quick_jit
 from pujax.devices import AXIS, device_mesh, to_host
 from pujax.trees import kernels
 from pujax.trees.assembly import put, zeros
@@ -60,7 +61,7 @@ def entry_passes(devices: tuple) -> EntryPasses:
             return jax.device_put(np.asarray(a), dev)
 
         return EntryPasses(kernels.route_and_histogram, kernels.route_and_range, kernels.left_counts,
-                           kernels.route, kernels.histogram, lambda shape: jax.device_put(zeros(shape), dev),
+                           kernels.route, kernels.histogram, partial(zeros, device=dev),
                            _identity, _identity, put_on, put_on, np.asarray, 1)
     return _mesh_passes(tuple(devices))
 
@@ -98,7 +99,7 @@ def _mesh_passes(devices: tuple) -> EntryPasses:
                 return (out[0][None],) + tuple(out[1:]) if isinstance(out, tuple) else out[None]
 
             sm = jax.shard_map(body, mesh=mesh, in_specs=specs, out_specs=out_specs, check_vma=False)
-            return jax.jit(sm, donate_argnums=(0,) if acc_first else ())
+            return quick_jit(sm, donate_argnums=(0,) if acc_first else ())
 
         def call(*args, **statics):
             args = tuple(a if s == P(AXIS) else global_(a) for a, s in zip(args, specs))
@@ -132,13 +133,13 @@ def _mesh_zeros(mesh):
 
     @lru_cache(maxsize=64)
     def make(shape):
-        return jax.jit(partial(jnp.zeros, (n,) + shape, jnp.int32), out_shardings=NamedSharding(mesh, P(AXIS)))
+        return quick_jit(partial(jnp.zeros, (n,) + shape, jnp.int32), out_shardings=NamedSharding(mesh, P(AXIS)))
 
     return lambda shape: make(tuple(shape))()
 
 
 def _mesh_finish(mesh, reduce):
-    total = jax.jit(lambda a: reduce(a, axis=0), out_shardings=NamedSharding(mesh, P()))
+    total = quick_jit(lambda a: reduce(a, axis=0), out_shardings=NamedSharding(mesh, P()))
 
     def finish(acc):
         return total(acc).addressable_data(0)  # this process's first device of the mesh
