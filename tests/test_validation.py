@@ -255,3 +255,30 @@ def test_standardization_in_row_blocks_equals_the_whole_array(monkeypatch):
     Z = pre.standardize(X, center, scale, clip=3.0)
     np.testing.assert_array_equal(Z, np.clip((X64 - center) / scale, -3.0, 3.0).astype(np.float32))
     assert Z.dtype == np.float32 and Z.flags.c_contiguous
+
+
+def test_quick_jit_equals_jit_inlines_in_traces_and_falls_back(monkeypatch):
+    """quick_jit gives jax.jit's results (at top level with its compile options, inlined inside another jit or
+    vmap, where compile options are not allowed), keeps jit's attributes, and falls back to plain jit for the rest
+    of the process when XLA refuses the options."""
+    from functools import partial
+
+    import jax.numpy as jnp
+
+    import pujax.compilation as C
+
+    def f(x, *, k):
+        return jnp.tanh(x) * k + jnp.log1p(jnp.abs(x))
+
+    quick = partial(C.quick_jit, static_argnames=("k",))(f)
+    plain = jax.jit(f, static_argnames=("k",))
+    x = np.linspace(-3, 3, 7, dtype=np.float32)
+    np.testing.assert_allclose(quick(x, k=2), plain(x, k=2), rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(lambda v: quick(v, k=3))(x), plain(x, k=3), rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(partial(quick, k=2))(x[:, None])[:, 0], plain(x, k=2), rtol=1e-6)
+    assert quick.__name__ == "f" and "tanh" in quick.lower(x, k=2).as_text()
+    monkeypatch.setattr(C, "QUICK_COMPILE_OPTIONS", {"xla_no_such_option_in_any_xla": True})
+    monkeypatch.setitem(C._quick, "supported", True)
+    refused = C.quick_jit(lambda v: v * 5.0)
+    np.testing.assert_allclose(refused(x), x * 5.0)
+    assert C._quick["supported"] is False
