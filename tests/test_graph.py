@@ -88,6 +88,31 @@ def test_parametric_matches_scipy_at_every_lambda(seed, direction, method):
         np.testing.assert_array_equal(res.source_sets[q], source)
 
 
+@pytest.mark.parametrize("min_nodes", [8000, 9000])
+def test_worklist_paths_of_larger_networks_match_scipy(min_nodes):
+    """Networks padded to 8,192 rows (dense BFS, worklists of 256 and 1,024 rows) and to 12,288 rows (every worklist
+    size and the BFS worklists) give scipy's cut at every lambda: a 2,600-node sparse random graph whose sink
+    capacities rise with lambda (the parallel bisection, warm-started)."""
+    rng = np.random.default_rng(11)
+    n = 2600
+    i = rng.integers(0, n, 16000)
+    j = rng.integers(0, n, 16000)
+    keep = i != j
+    i, j = i[keep], j[keep]
+    w = rng.integers(1, 10, i.size).astype(float)
+    a_s = rng.integers(0, 12, n).astype(float) * (rng.random(n) < 0.5)
+    a_t = rng.integers(0, 12, n).astype(float) * (rng.random(n) < 0.5)
+    b = rng.integers(0, 4, n).astype(float)
+    lams = np.arange(0.0, 16.0, 3.0)
+    zero = np.zeros(n)
+    res = parametric_min_cut(i, j, w, (a_s, zero), (a_t, b), lams, scale=1, min_nodes=min_nodes)
+    for q, lam in enumerate(lams):
+        cs, ct = caps_at(a_s, zero, a_t, b, lam)
+        value, source = scipy_cut(i, j, w, cs, ct)
+        assert res.cut_values[q] == value
+        np.testing.assert_array_equal(res.source_sets[q], source)
+
+
 def test_brute_force_tiny_graphs():
     rng = np.random.default_rng(5)
     for _ in range(4):

@@ -54,6 +54,9 @@ __all__ = [
 
 _BFS_BUCKETS = (128, 512, 2048, 8192)
 _SMALL_GRAPH = 2048  # up to this many rows: dense rounds and dense BFS only (smaller program, faster compile)
+# up to this many rows: dense BFS and the two largest worklist sizes that fit (on an 8,192-row kNN graph the program
+# compiles in 1.5 s instead of 2.3 s and solves as fast; benchmarks/results/latency.md)
+_MEDIUM_GRAPH = 8192
 
 
 class FlowState(NamedTuple):
@@ -191,9 +194,12 @@ _ROUND_MODES = ((64, 512), (256, 2048), (1024, 8192))  # (worklist rows, hash-ta
 
 
 def _run_rounds(nbr, rev_flat, state: FlowState, R):
-    """Up to R push/relabel rounds: dense while many nodes are active, then worklists of 1024, 256 and 64 rows."""
+    """Up to R push/relabel rounds: dense while many nodes are active, then worklists of 1024, 256 and 64 rows (those
+    of at most an eighth of the rows; the two largest of them up to ``_MEDIUM_GRAPH`` rows)."""
     inf = nbr.shape[0]
     modes = [m for m in _ROUND_MODES if m[0] <= inf // 8] if inf > _SMALL_GRAPH else []
+    if inf <= _MEDIUM_GRAPH:
+        modes = modes[-2:]
     top = modes[-1][0] if modes else 0
     if not modes:  # small graph: dense rounds only (one loop)
         return _dense_rounds(nbr, rev_flat, state, jnp.int32(0), R, 0)[0]
@@ -247,13 +253,14 @@ def global_relabel(nbr, r, rt, h=None):
 def _adaptive_relabel(nbr, state: FlowState) -> FlowState:
     """Global relabel revisiting only the nodes whose sink arc is saturated (``Z``); every other node with a label
     below INF is at distance 1. ``Z`` is listed once and relaxed Bellman-Ford style on its rows (a worklist of the
-    smallest size in ``_BFS_BUCKETS`` that holds it); when it is larger, a dense breadth-first search is used."""
+    smallest size in ``_BFS_BUCKETS`` that holds it); when it is larger, or the graph has at most ``_MEDIUM_GRAPH``
+    rows, a dense breadth-first search is used."""
     inf = nbr.shape[0]
     r, rt, h = state.r, state.rt, state.h
     zmask = (rt <= 0) & (h < inf)
     zmask = zmask.at[inf - 1].set(False)
     count = zmask.sum()
-    buckets = tuple(b for b in _BFS_BUCKETS if b <= inf // 4) if inf > _SMALL_GRAPH else ()
+    buckets = tuple(b for b in _BFS_BUCKETS if b <= inf // 4) if inf > _MEDIUM_GRAPH else ()
     dist = jnp.where((rt > 0) & (h < inf), 1, inf).astype(jnp.int32)
     if buckets:
         Zall = jnp.nonzero(zmask, size=buckets[-1], fill_value=inf - 1)[0].astype(jnp.int32)
