@@ -428,13 +428,14 @@ def test_boolean_X_recovers_prior(d):
 
 
 def test_duplicate_groups_keep_copies_spread_common_values():
-    from pujax.prior._scores import MAX_GROUP, duplicate_groups
+    from pujax.preprocessing import duplicate_groups
+    from pujax.prior._scores import MAX_GROUP
 
     rng = np.random.default_rng(0)
     Xu = rng.normal(size=(50, 3))
     common = np.zeros((MAX_GROUP + 1, 3))  # one value held by more than MAX_GROUP rows
     X = np.vstack([Xu[:10], Xu, common])   # the first 10 rows are copies of unlabeled rows (case-control)
-    g = duplicate_groups(X)
+    g = duplicate_groups(X, MAX_GROUP)
     np.testing.assert_array_equal(g[:10], g[10:20])  # copy pairs share a group
     assert np.unique(g[60:]).size == MAX_GROUP + 1    # the common value's rows each get their own
     assert np.unique(g).size == 50 + MAX_GROUP + 1

@@ -418,7 +418,8 @@ def test_refit_in_the_same_size_bucket_compiles_nothing(pu_data):
 
 # ---------------------------------------------------------------------------------------------------- prior threshold
 def test_duplicate_groups_and_grouped_in_bag_match_brute_force():
-    from pujax.svm.problems import Problems, duplicate_groups, in_bag
+    from pujax.preprocessing import duplicate_groups
+    from pujax.svm.problems import Problems, in_bag
 
     X = np.array([[0.0, 1.0], [2.0, 3.0], [0.0, 1.0], [5.0, 5.0], [2.0, 3.0], [0.0, 1.0]])
     g = duplicate_groups(X)

@@ -11,28 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from pujax.preprocessing import duplicate_groups
+
 PCA_ABOVE = 256  # the default classifier projects wider data on 50 principal components first
 MAX_GROUP = 8  # duplicate groups up to this size stay in one fold; larger ones are spread like distinct rows
 EARLY_STOPPING_MIN_CLASS = 20  # early stopping holds out 15 % stratified: each class needs a few rows there
-
-
-def duplicate_groups(X, max_group=MAX_GROUP):
-    """Group id per row: exact duplicate rows share an id when at most ``max_group`` rows hold that value; the
-    rows of a larger group each get an id of their own. Ids are numbered in the order of the groups' first rows,
-    so they depend on the row order and the duplicate structure only, not on the values (the folds of
-    ``a * X + b`` are those of ``X``)."""
-    Xc = np.ascontiguousarray(X)
-    view = Xc.view(np.dtype((np.void, Xc.dtype.itemsize * Xc.shape[1]))).ravel()
-    _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
-    rank = np.empty(first.size, np.int64)
-    rank[np.argsort(first)] = np.arange(first.size)
-    inverse = rank[inverse.ravel()]
-    big = np.bincount(inverse)[inverse] > max_group
-    if not big.any():
-        return inverse
-    ids = inverse.copy()
-    ids[big] = inverse.max() + 1 + np.arange(int(big.sum()))
-    return np.unique(ids, return_inverse=True)[1].ravel()
 
 
 def stratified_folds(groups, s, n_folds, rng):
@@ -93,7 +76,7 @@ def cross_fit_scores(X, s, classifier, n_folds, seed, need_proba, n_jobs=1, meth
     from pujax.devices import cpu_threads
 
     rng = np.random.default_rng(seed)
-    folds = stratified_folds(duplicate_groups(X), s, n_folds, rng)
+    folds = stratified_folds(duplicate_groups(X, MAX_GROUP), s, n_folds, rng)
     for f in range(n_folds):
         tr, te = folds != f, folds == f
         if not tr.any() or s[tr].min() == s[tr].max() or s[te].sum() == 0 or (1 - s[te]).sum() == 0:

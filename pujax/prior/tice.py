@@ -23,6 +23,7 @@ import numpy as np
 
 from pujax.devices import device_mesh, to_host
 from pujax.linalg import matmul
+from pujax.preprocessing import duplicate_groups
 from pujax.prior._common import (
     batch_size,
     bucket,
@@ -34,7 +35,7 @@ from pujax.prior._common import (
     row_counts,
     seed_from,
 )
-from pujax.prior._scores import duplicate_groups, stratified_folds
+from pujax.prior._scores import MAX_GROUP, stratified_folds
 from pujax.validation import check_X_s
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ def tice_label_frequency(X: ArrayLike, s: ArrayLike, n_folds: int = 5, n_iterati
     X, s = check_X_s(X, s)
     rng = np.random.default_rng(seed_from(random_state))
     codes = _quartile_codes(X)
-    folds = stratified_folds(duplicate_groups(X), s, n_folds, rng)
+    folds = stratified_folds(duplicate_groups(X, MAX_GROUP), s, n_folds, rng)
     c_est = 0.5
     its = []
     splits = []

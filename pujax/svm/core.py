@@ -34,6 +34,7 @@ from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
 from pujax.linalg import matmul
 from pujax.persistence import register_model
+from pujax.preprocessing import duplicate_groups
 from pujax.svm.kernels import KERNELS, STANDARD_CLIP, kernel_block, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import (
     EnsembleSpec,
@@ -41,7 +42,6 @@ from pujax.svm.problems import (
     bagging_svm_spec,
     cwsvm_spec,
     draw_problems,
-    duplicate_groups,
     in_bag,
     resvm_spec,
 )

@@ -19,11 +19,12 @@ from sklearn.model_selection import ParameterGrid, StratifiedKFold
 from pujax.base import resolve_prior
 from pujax.compilation import bucket_size
 from pujax.metrics import pu_score
+from pujax.preprocessing import duplicate_groups
 from pujax.progress import progress
 from pujax.svm.core import SolveResult, ensemble_scores, make_model, prior_threshold, solve_problems, svm_base_decision
 from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
 from pujax.svm.kernels import KERNELS, resolve_gamma, standardize, standardize_stats
-from pujax.svm.problems import Problems, draw_problems, duplicate_groups, in_bag
+from pujax.svm.problems import Problems, draw_problems, in_bag
 from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X, host_rng
 
 if TYPE_CHECKING:
@@ -97,20 +98,33 @@ def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, device
     X_all = np.concatenate(Xs_folds)
     sol = solve_problems(X_all, allp, kernel=kernel, gamma=gammas, coef0=coef0, degree=degree, tol=tol,
                          max_iter=max_iter, devices=devices)
-    ests, out, col = dict(members), [], 0
-    groups = np.concatenate([duplicate_groups(X) + f * N for f in range(len(folds))])  # identical rows, per fold
+    ests, out = dict(members), []
+    groups = duplicate_groups(X)
+    groups = np.concatenate([groups + f * N for f in range(len(folds))])  # identical rows, per fold
     priors = {}
     identity = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
-    for g_i, f, gamma, p in blocks:
-        B = p.idx.shape[0]
-        part = SolveResult(*(a[col:col + B] for a in sol))
-        model = make_model(X_all, p, part, identity, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree)
+    starts = np.cumsum([0] + [b[3].idx.shape[0] for b in blocks])
+    # the grid points of one fold and gamma are scored together: one model of all their base SVMs, so the kernel
+    # between the fold's rows and the support vectors is computed once for all of them
+    by_fold = {}
+    for k, (_, f, gamma, _) in enumerate(blocks):
+        by_fold.setdefault((f, float(gamma)), []).append(k)
+    for (f, gamma), ks in by_fold.items():
+        cols = np.concatenate([np.arange(starts[k], starts[k + 1]) for k in ks])
+        p_all = Problems(*(np.concatenate([blocks[k][3][i] for k in ks]) for i in range(3)))
+        model = make_model(X_all, p_all, SolveResult(*(a[cols] for a in sol)), identity, kernel=kernel,
+                           gamma=gamma, coef0=coef0, degree=degree)
+        psi_all = svm_base_decision(model, Xs_folds[f])
         tr, va = folds[f]
-        psi = svm_base_decision(model, Xs_folds[f])
-        inbag = in_bag(p, len(X_all), groups)[f * N:(f + 1) * N]
-        pred = _fold_predictions(ests[g_i], psi, inbag, tr, va, X, s, seed, priors)
-        out.append((g_i, f, float(pu_score(s[va], pred.astype(np.int64)))))
-        col += B
+        col = 0
+        for k in ks:
+            g_i, _, _, p = blocks[k]
+            B = p.idx.shape[0]
+            psi = psi_all[:, col:col + B]
+            inbag = in_bag(p, len(X_all), groups)[f * N:(f + 1) * N]
+            pred = _fold_predictions(ests[g_i], psi, inbag, tr, va, X, s, seed, priors)
+            out.append((g_i, f, float(pu_score(s[va], pred.astype(np.int64)))))
+            col += B
     return out
 
 

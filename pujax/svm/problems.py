@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["EnsembleSpec", "Problems", "AUTO_SAMPLES", "AUTO_POS", "resample_size", "resvm_spec", "bagging_svm_spec",
-           "cwsvm_spec", "draw_problems", "in_bag", "duplicate_groups"]
+           "cwsvm_spec", "draw_problems", "in_bag"]
 
 AUTO_SAMPLES = 1000
 """``"auto"`` resample size of U (``max_samples``): ``min(|U|, AUTO_SAMPLES)`` rows per base model."""
@@ -143,8 +143,9 @@ def draw_problems(key: jax.Array, s: ArrayLike, spec: EnsembleSpec, n_slots: int
 def in_bag(problems: Problems, n_rows: int, groups: ArrayLike | None = None) -> np.ndarray:
     """Boolean (n_rows, n_estimators): row ``i`` is in base model ``b``'s training set (unmasked slots).
 
-    ``groups`` (n_rows,) ints, e.g. :func:`duplicate_groups`: a row also counts as in the bag of every model that
-    trained on another row of its group (an unlabeled row identical to a resampled labeled row is not out of bag).
+    ``groups`` (n_rows,) ints, e.g. :func:`pujax.preprocessing.duplicate_groups`: a row also counts as in the bag
+    of every model that trained on another row of its group (an unlabeled row identical to a resampled labeled row
+    is not out of bag).
     """
     B = problems.idx.shape[0]
     mask = np.zeros((n_rows, B), bool)
@@ -158,11 +159,3 @@ def in_bag(problems: Problems, n_rows: int, groups: ArrayLike | None = None) -> 
     np.logical_or.at(by_group, groups, mask)
     return by_group[groups]
 
-
-def duplicate_groups(X: ArrayLike) -> np.ndarray:
-    """(n_rows,) group ids: equal for rows of ``X`` with identical features, distinct otherwise."""
-    X = np.ascontiguousarray(np.asarray(X))
-    if X.shape[0] == 0:
-        return np.zeros(0, np.int64)
-    _, inverse = np.unique(X.reshape(X.shape[0], -1), axis=0, return_inverse=True)
-    return inverse.reshape(-1)
