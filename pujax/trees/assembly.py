@@ -51,7 +51,7 @@ class NodeStore:
 
 
 def pad_nodes(n: int) -> int:
-    """Padded node count: 128 for small levels, else a multiple of 1024 (node kernels run in blocks of 1024)."""
+    """Padded node count: 128, 1024 or a multiple of 1024 (the node kernels run in blocks: :func:`node_block`)."""
     if n <= 128:
         return 128
     if n <= 1024:

@@ -6,7 +6,7 @@ All trees of a batch grow together, one level per iteration, as a sequence of na
 2. :func:`sample_node_features` -- per node, ``max_features`` distinct features among those not known constant;
 3. :func:`level_splits` -- one jit pass over each chunk routes the entries to the children chosen at the previous
    level and accumulates the per-(node, feature, bin) histograms (or, when those would be much larger than the
-   entries, (min, max) + left-count passes); per-node kernels in blocks of at most 1024 nodes draw the candidate
+   entries, (min, max) + left-count passes); per-node kernels in blocks of 128 or 1024 nodes draw the candidate
    thresholds and pick the split with the largest risk reduction (:mod:`pujax.trees.kernels`);
 4. :func:`record_splits` -- vectorised numpy on the host: node risks, newly constant features, the children of
    every split appended to the node store, and which children are finished (pure, too small, too deep);
