@@ -7,9 +7,9 @@ zero-weight or masked rows) to :func:`bucket_size` ``(n)``, the smallest size ``
 same program.
 
 Small kernels whose first compilation costs more than their runs (the tree engine's level kernels, Ada-PU, the
-stumps, the push-relabel cut) are jitted with :func:`quick_jit`: XLA:CPU compiles them with its classic elemental
-emitters, 30-45 % faster than with the fusion emitters XLA uses by default, at the same speed once compiled
-(``benchmarks/results/latency.md``).
+stumps, the push-relabel cut, the metrics, the BBE / Elkan-Noto / TIcE bootstraps) are jitted with
+:func:`quick_jit`: XLA:CPU compiles them with its classic elemental emitters, 30-45 % faster than with the fusion
+emitters XLA uses by default, at the same speed once compiled (``benchmarks/results/latency.md``).
 """
 from __future__ import annotations
 

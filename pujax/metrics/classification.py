@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import bucket_size, pad_rows
+from pujax.compilation import bucket_size, pad_rows, quick_jit
 from pujax.metrics._checks import UndefinedMetricWarning, check_pair, check_weights, is_traced
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def confusion_counts(y_true: ArrayLike, y_pred: ArrayLike, *,
     return _counts(*_masked(t, p, host, sample_weight))
 
 
-@jax.jit
+@quick_jit
 def _counts(y_true, y_pred, w):
     t, p = _labels(y_true), _labels(y_pred)
     return jnp.sum(w * t * p), jnp.sum(w * (1 - t) * p), jnp.sum(w * (1 - t) * (1 - p)), jnp.sum(w * t * (1 - p))
@@ -117,7 +117,7 @@ def accuracy(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike |
     return _accuracy(*_masked(t, p, host, sample_weight))
 
 
-@jax.jit
+@quick_jit
 def _accuracy(t, p, w):
     return _div(jnp.sum(w * (_labels(t) == _labels(p))), jnp.sum(w))
 
@@ -228,7 +228,7 @@ def balanced_accuracy(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: Ar
     return _balanced_accuracy(*_masked(t, p, host, sample_weight))
 
 
-@jax.jit
+@quick_jit
 def _balanced_accuracy(t, p, w):
     tp, fp, tn, fn = _counts(t, p, w)
     has_p, has_n = (tp + fn) > 0, (tn + fp) > 0
@@ -237,7 +237,7 @@ def _balanced_accuracy(t, p, w):
     return _div(jnp.where(has_p, tpr, 0.0) + jnp.where(has_n, tnr, 0.0), n_cls)
 
 
-@jax.jit
+@quick_jit
 def _mann_whitney(scores, a, b):
     r"""``P(score of an a-row > score of a b-row) + 1/2 P(tie)`` over the rows weighted by masks ``a`` and ``b``.
 
@@ -291,7 +291,7 @@ def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike |
     return _roc_auc(*_masked(t, x, host, sample_weight))
 
 
-@jax.jit
+@quick_jit
 def _roc_auc(t, x, w):
     pos, neg = _labels(t) * w, (1.0 - _labels(t)) * w
     auc = _mann_whitney(x, pos, neg)
@@ -329,7 +329,7 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     return _average_precision(*_masked(t, x, host, sample_weight))
 
 
-@jax.jit
+@quick_jit
 def _average_precision(t, x, w):
     t = _labels(t) * w
     x = jnp.asarray(x).reshape(-1)

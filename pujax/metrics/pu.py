@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 import jax
 import jax.numpy as jnp
 
+from pujax.compilation import quick_jit
 from pujax.metrics._checks import (
     check_metric_prior,
     check_pu_pair,
@@ -85,7 +86,7 @@ def _pu_checked(s, second, scores=False, sample_weight=None):
     return _masked(s01, p, True, w, checked=True)
 
 
-@jax.jit
+@quick_jit
 def _rates(s, y_pred, w):
     """``(R, q_u, q_all, n_l, n_u)``: recall on the labeled rows, positive rate on unlabeled / all rows."""
     sl, p = _labels(s) * w, _labels(y_pred)
@@ -181,7 +182,7 @@ def pu_zero_one_risk(s: ArrayLike, y_pred: ArrayLike, prior: float, *,
     return _zero_one(s, y_pred, w, check_metric_prior(prior))
 
 
-@jax.jit
+@quick_jit
 def _zero_one(s, y_pred, w, prior):
     margin = 2.0 * _labels(y_pred) - 1.0
     return upu_risk(margin, _labels(s), prior, loss="zero_one", weights=w)
@@ -408,7 +409,7 @@ def pu_roc_auc(s: ArrayLike, y_score: ArrayLike, prior: float, *, sample_weight:
     return _corrected_auc(s, x, w, check_metric_prior(prior))
 
 
-@jax.jit
+@quick_jit
 def _corrected_auc(s, x, w, prior):
     sl = _labels(s)
     auc_lu = _mann_whitney(x, sl * w, (1.0 - sl) * w)

@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.compilation import quick_jit
 from pujax.devices import device_mesh, to_host
 from pujax.prior._common import batch_size, bootstrap_counts, bucket, map_resamples
 from pujax.validation import check_float, check_int
@@ -106,7 +107,7 @@ def prep_scores(scores_p, scores_u):
             jnp.asarray(pos_p), jnp.asarray(pos_u), sp.size, su.size)
 
 
-@jax.jit
+@quick_jit
 def _bbe_jit(values, first, is_p, w, delta, gamma):
     return _bbe_core(values, first, is_p, w, delta, gamma)
 
@@ -145,7 +146,7 @@ def bbe_resample(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma)
     return _bbe_core(values, first, is_p, w, delta, gamma)[0]
 
 
-@partial(jax.jit, static_argnames=("n_bootstrap", "batch_size", "mesh"))
+@partial(quick_jit, static_argnames=("n_bootstrap", "batch_size", "mesh"))
 def _bbe_boot_jit(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma, n_bootstrap, batch_size, mesh):
     def one(k):
         return bbe_resample(k, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma)
