@@ -54,6 +54,8 @@ __all__ = [
     "as_key",
     "host_seed",
     "host_rng",
+    "host_split",
+    "host_fold_in",
 ]
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -439,3 +441,68 @@ def host_rng(key: jax.Array) -> np.random.Generator:
     numpy.random.Generator
     """
     return np.random.default_rng(host_seed(key))
+
+
+_THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def _threefry2x32(k0, k1, x0, x1):
+    """Threefry-2x32 with 20 rounds (Salmon et al. 2011), JAX's PRNG hash, on numpy uint32 arrays."""
+    k0, k1 = np.uint32(k0), np.uint32(k1)
+    ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
+    with np.errstate(over="ignore"):
+        x0 = np.asarray(x0, np.uint32) + ks[0]
+        x1 = np.asarray(x1, np.uint32) + ks[1]
+        for i in range(5):
+            for r in _THREEFRY_ROTATIONS[i % 2]:
+                x0 = x0 + x1
+                x1 = ((x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))) ^ x0
+            x0 = x0 + ks[(i + 1) % 3]
+            x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return x0, x1
+
+
+def _host_key_words(key) -> np.ndarray | None:
+    """The two uint32 words of a raw threefry key that JAX would split fold-like (its default), else None (typed
+    keys, traced keys, other PRNG implementations: left to ``jax.random``)."""
+    import jax
+
+    if (isinstance(key, jax.core.Tracer) or jax.config.jax_default_prng_impl != "threefry2x32"
+            or not jax.config.jax_threefry_partitionable):
+        return None
+    if getattr(key, "dtype", None) is None or jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return None
+    words = np.asarray(key)
+    return words.astype(np.uint32) if words.shape == (2,) and words.dtype == np.uint32 else None
+
+
+def host_split(key: jax.Array, num: int = 2) -> jax.Array:
+    """``jax.random.split(key, num)``, computed on the host for a raw threefry key (no program is compiled; the
+    same keys as JAX's fold-like split, its default); any other key goes to ``jax.random.split``.
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from pujax.validation import host_split
+    >>> key = jax.random.PRNGKey(3)
+    >>> bool(np.array_equal(host_split(key, 4), jax.random.split(key, 4)))
+    True
+    """
+    import jax
+
+    words = _host_key_words(key)
+    if words is None:
+        return jax.random.split(key, num)
+    a, b = _threefry2x32(words[0], words[1], np.zeros(int(num), np.uint32), np.arange(int(num), dtype=np.uint32))
+    return jax.device_put(np.stack([a, b], axis=-1))
+
+
+def host_fold_in(key: jax.Array, data: int) -> jax.Array:
+    """``jax.random.fold_in(key, data)``, computed on the host for a raw threefry key (see :func:`host_split`)."""
+    import jax
+
+    words = _host_key_words(key)
+    if words is None:
+        return jax.random.fold_in(key, data)
+    a, b = _threefry2x32(words[0], words[1], np.zeros(1, np.uint32), np.array([int(data) & 0xFFFFFFFF], np.uint32))
+    return jax.device_put(np.array([a[0], b[0]], np.uint32))

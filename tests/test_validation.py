@@ -282,3 +282,28 @@ def test_quick_jit_equals_jit_inlines_in_traces_and_falls_back(monkeypatch):
     refused = C.quick_jit(lambda v: v * 5.0)
     np.testing.assert_allclose(refused(x), x * 5.0)
     assert C._quick["supported"] is False
+
+
+def test_host_split_and_fold_in_equal_jax_random_and_compile_nothing():
+    """host_split / host_fold_in give jax.random.split / fold_in's keys bit for bit (raw threefry keys: on the host,
+    no compilation); typed keys and traced keys go to jax.random (the same results)."""
+    from pujax.compilation import count_compilations
+    from pujax.validation import as_key, host_fold_in, host_split
+
+    keys = [as_key(s) for s in (0, 1, 7, 123456, 2**32 - 1)] + [jax.random.split(as_key(9), 3)[2]]
+    host_split(keys[0], 2)
+    with count_compilations() as c:
+        got = [(np.asarray(host_split(k, n)), np.asarray(host_fold_in(k, d)))
+               for k in keys for n, d in ((1, 0), (2, 1), (5, 99), (17, 2**31 + 5))]
+    assert c.count == 0
+    want = [(np.asarray(jax.random.split(k, n)), np.asarray(jax.random.fold_in(k, d)))
+            for k in keys for n, d in ((1, 0), (2, 1), (5, 99), (17, 2**31 + 5))]
+    for (gs, gf), (ws, wf) in zip(got, want):
+        np.testing.assert_array_equal(gs, ws)
+        np.testing.assert_array_equal(gf, wf)
+    typed = jax.random.key(4)
+    np.testing.assert_array_equal(jax.random.key_data(host_split(typed, 3)),
+                                  jax.random.key_data(jax.random.split(typed, 3)))
+    traced = jax.jit(lambda k: (host_split(k, 3), host_fold_in(k, 5)))(keys[1])
+    np.testing.assert_array_equal(traced[0], jax.random.split(keys[1], 3))
+    np.testing.assert_array_equal(traced[1], jax.random.fold_in(keys[1], 5))

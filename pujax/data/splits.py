@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import jax
 import numpy as np
 
-from pujax.validation import as_key, check_binary_labels, check_float, check_int, check_X
+from pujax.validation import as_key, check_binary_labels, check_float, check_int, check_X, host_split
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -186,7 +186,7 @@ def contaminate(key: jax.Array | int, X: ArrayLike, y: ArrayLike, n_pos: int, n_
         raise ValueError(
             f"not enough rows: need {need_pos} positives and {need_neg} negatives, y has {pos.size} and {neg.size}."
         )
-    k1, k2 = jax.random.split(as_key(key))
+    k1, k2 = host_split(as_key(key))
     p_idx = _choice(k1, pos, need_pos)
     n_idx = _choice(k2, neg, need_neg)
     lab = np.concatenate([p_idx[: n_pos - n_fp], n_idx[:n_fp]])

@@ -27,7 +27,16 @@ from pujax.neural.vpu import make_vpu_config, mixup_gammas, n_steps_per_epoch
 from pujax.persistence import register_estimator
 from pujax.preprocessing import standardization, standardize
 from pujax.progress import progress
-from pujax.validation import as_key, check_bool, check_float, check_in, check_int, check_pu_labels, check_X
+from pujax.validation import (
+    as_key,
+    check_bool,
+    check_float,
+    check_in,
+    check_int,
+    check_pu_labels,
+    check_X,
+    host_split,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -285,7 +294,7 @@ class NNPUClassifier(_NeuralPUBase):
             y_eval = check_pu_labels(eval_set[1], name="eval_set[1]", n_samples=X_eval.shape[0], require_both=False)
             X_eval, y_eval = jax.device_put(self._transform(X_eval)), jax.device_put(y_eval)
         key = as_key(self.random_state)
-        keys = jax.random.split(key, n_seeds)
+        keys = host_split(key, n_seeds)
         prior_arr = np.asarray(prior, X.dtype)
         self.n_seeds_ = n_seeds
         X, s, val = held_out_rows(X, s, self.validation_fraction, key)
@@ -512,7 +521,7 @@ class VPUClassifier(_NeuralPUBase):
         cfg = self._config(int(X.shape[1]))
         key = as_key(self.random_state)
         data = _vpu_prepare(self._fit_standardization(X), s, self.validation_fraction, key)
-        keys = jax.random.split(key, n_seeds)
+        keys = host_split(key, n_seeds)
         gammas = mixup_gammas(keys, cfg.alpha, epochs,
                               n_steps_per_epoch(len(data[2]), cfg.batch_size, cfg.steps_per_epoch))
         if self.verbose:

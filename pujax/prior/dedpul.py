@@ -33,6 +33,7 @@ import numpy as np
 from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import device_mesh, to_host
 from pujax.prior._common import batch_size, map_resamples, row_counts
+from pujax.validation import host_fold_in
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -210,10 +211,9 @@ def dedpul_estimate(g_p: ArrayLike, g_u: ArrayLike, *, bw_mix: float = 0.05, bw_
 
 
 def _run(ctx, *, n_folds, n_jobs, bw_mix, bw_pos, max_samples):
-    import jax
 
     out = dedpul_estimate(ctx.scores[ctx.s == 1], ctx.scores[ctx.s == 0], bw_mix=bw_mix, bw_pos=bw_pos,
-                          max_samples=max_samples, random_state=ctx.seed, key=jax.random.fold_in(ctx.key, 2),
+                          max_samples=max_samples, random_state=ctx.seed, key=host_fold_in(ctx.key, 2),
                           n_bootstrap=ctx.n_bootstrap, devices=ctx.devices)
     diag = dict(bw_mix=bw_mix, bw_pos=bw_pos, prior_converge=out["prior_converge"],
                 prior_nonconverge=out["prior_nonconverge"], n_eval=int(min(max_samples, ctx.n_u)))

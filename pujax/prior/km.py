@@ -42,6 +42,7 @@ from pujax.devices import device_mesh, to_host
 from pujax.linalg import matmul, squared_distances
 from pujax.preprocessing import standardization, standardize
 from pujax.prior._common import map_resamples
+from pujax.validation import host_fold_in
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -236,12 +237,11 @@ def _subsample(rng, n, max_samples):
 
 
 def _run(ctx, *, max_samples, n_iter, n_grid, variant):
-    import jax
 
     rng = np.random.default_rng(ctx.seed)
     Xu, Xp = ctx.X[ctx.s == 0], ctx.X[ctx.s == 1]
     iu, ip = _subsample(rng, Xu.shape[0], max_samples), _subsample(rng, Xp.shape[0], max_samples)
-    out = km_estimate(Xu[iu], Xp[ip], n_iter=n_iter, n_grid=n_grid, key=jax.random.fold_in(ctx.key, 1),
+    out = km_estimate(Xu[iu], Xp[ip], n_iter=n_iter, n_grid=n_grid, key=host_fold_in(ctx.key, 1),
                       n_bootstrap=ctx.n_bootstrap, variant=variant, devices=ctx.devices)
     diag = dict(km1=out["km1"], km2=out["km2"], kernel_width=out["kernel_width"],
                 rkhs_distance=out["rkhs_distance"], km2_threshold=out["km2_threshold"],
