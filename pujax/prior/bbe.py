@@ -101,10 +101,11 @@ def prep_scores(scores_p, scores_u):
     iu = np.flatnonzero((is_p == 0) & (w > 0))
     pos_p[: ip.size] = ip
     pos_u[: iu.size] = iu
-    dt = jnp.result_type(float)
-    values = values.astype(dt)
-    return (jnp.asarray(values), jnp.asarray(first, jnp.int32), jnp.asarray(is_p, dt), jnp.asarray(w, dt),
-            jnp.asarray(pos_p), jnp.asarray(pos_u), sp.size, su.size)
+    dt = np.dtype(jnp.result_type(float))
+    # jax.device_put: jnp.asarray of a numpy array would compile a small program per shape and dtype
+    put = jax.device_put
+    return (put(values.astype(dt)), put(first.astype(np.int32)), put(is_p.astype(dt)), put(w.astype(dt)),
+            put(pos_p), put(pos_u), sp.size, su.size)
 
 
 @quick_jit

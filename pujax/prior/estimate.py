@@ -11,7 +11,7 @@ from pujax.prior import bbe, dedpul, elkan_noto, km, tice
 from pujax.prior._common import PRIOR_EPS, PriorEstimate, label_frequency_from_prior, seed_from
 from pujax.prior._registry import Context
 from pujax.prior._scores import classifier_name, cross_fit_scores
-from pujax.validation import check_float, check_in, check_int, check_X_s
+from pujax.validation import as_key, check_float, check_in, check_int, check_X_s
 
 if TYPE_CHECKING:
     from typing import Any
@@ -143,7 +143,6 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
 
 def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, random_state, devices, t0):
     """Counts check, seeds, cross-fitted scores (score-based methods), the method's run, the result."""
-    import jax
 
     if classifier is not None and not hasattr(classifier, "fit"):
         raise TypeError(f"classifier must be a scikit-learn classifier with fit(); got {type(classifier).__name__}.")
@@ -166,15 +165,15 @@ def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, r
             "interval": interval, "seed": seed}
     scores = None
     if spec.scores is not None:
-        from pujax.metrics import roc_auc
+        from sklearn.metrics import roc_auc_score  # a host-side diagnostic: pujax.metrics.roc_auc would compile
 
         t_fit = time.perf_counter()
         scores, _ = cross_fit_scores(X, s, classifier, n_folds, seed, need_proba=(spec.scores == "proba"),
                                      n_jobs=opts["n_jobs"], method=spec.name)
         diag["classifier"] = classifier_name(classifier, X.shape[1])
         diag["classifier_time_s"] = time.perf_counter() - t_fit
-        diag["pu_auc"] = float(roc_auc(s, scores))
-    ctx = Context(X=X, s=s, n_l=n_l, n_u=n_u, key=jax.random.PRNGKey(seed), seed=seed, n_bootstrap=n_bootstrap,
+        diag["pu_auc"] = float(roc_auc_score(s, scores))
+    ctx = Context(X=X, s=s, n_l=n_l, n_u=n_u, key=as_key(seed), seed=seed, n_bootstrap=n_bootstrap,
                   scores=scores, devices=devices)
     raw, boot, ci, method_diag = spec.run(ctx, **opts)
     diag.update(method_diag)
