@@ -252,8 +252,12 @@ def bucket(n: int) -> int:
 
 
 def pad(a, size, value):
-    a = jnp.asarray(a)
-    return jnp.concatenate([a, jnp.full((size - a.shape[0],), value, a.dtype)]) if size > a.shape[0] else a
+    """1-D host array ``a`` padded with ``value`` to ``size`` entries, on the default device (``jax.device_put``:
+    ``jnp`` operations on host arrays would each compile a small program)."""
+    a = np.asarray(a)
+    if size > a.shape[0]:
+        a = np.concatenate([a, np.full(size - a.shape[0], value, a.dtype)])
+    return jax.device_put(a)
 
 
 def randindex(key, size, n_valid):

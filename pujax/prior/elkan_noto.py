@@ -43,12 +43,12 @@ def _en_core(g, s, w):
 
 
 def _prep_en(g, s):
-    dt = jnp.result_type(float)
-    g = jnp.ravel(jnp.asarray(g, dtype=dt))
-    s = jnp.ravel(jnp.asarray(s)).astype(jnp.int32)
+    dt = np.dtype(jnp.result_type(float))
+    g = np.ravel(np.asarray(g, dtype=dt))
+    s = np.ravel(np.asarray(s)).astype(np.int32)
     if g.shape != s.shape:
         raise ValueError(f"g has {g.shape[0]} values but s has {s.shape[0]}; pass one probability per row.")
-    if not bool(jnp.all(jnp.isfinite(g))):
+    if not np.all(np.isfinite(g)):
         raise ValueError("g contains NaN or infinite values; pass probabilities P(s=1|x) in [0, 1].")
     n = g.shape[0]
     size = bucket(n)

@@ -235,12 +235,13 @@ def _tice_bootstrap(key, info, s, n_bootstrap, min_size, devices=None):
     for i, r in enumerate(rows):
         M[i, r] = 1.0
     n_pad = n_rows - len(rows)
-    dt = jnp.result_type(float)
+    dt = np.dtype(jnp.result_type(float))
+    put = jax.device_put  # jnp.asarray of host data would compile a small program per shape and dtype
     return to_host(_tice_boot_jit(
-        key, jnp.asarray(M, dt), jnp.asarray(is_root + [False] * n_pad), jnp.asarray(fold_of + [n_folds] * n_pad,
-                                                                                  jnp.int32),
-        jnp.asarray(deltas + [1.0] * n_pad, dt), pad(jnp.asarray(s, dt), n_cols, 0.0), n,
-        jnp.asarray(info["c_prior_last"], dt), float(min_size), n_folds, n_bootstrap,
+        key, put(M.astype(dt)), put(np.array(is_root + [False] * n_pad)),
+        put(np.array(fold_of + [n_folds] * n_pad, np.int32)), put(np.array(deltas + [1.0] * n_pad, dt)),
+        pad(np.asarray(s, dt), n_cols, 0.0), n, put(np.asarray(info["c_prior_last"], dt)), float(min_size), n_folds,
+        n_bootstrap,
         batch_size(n_bootstrap, n_rows + n_cols), device_mesh(devices)))
 
 
