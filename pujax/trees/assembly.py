@@ -66,14 +66,23 @@ def node_block(n_pad: int) -> int:
 
 def chunk_size(m: int, maximum: int = 1 << 18) -> int:
     """Entries are processed in chunks of one fixed size per batch (a power of two, 4096 .. ``maximum``): the
-    entry kernels compile once per node padding, whatever the number of live rows."""
+    entry kernels compile once per node padding, whatever the number of live rows. Up to ``_SMALL_ENTRIES`` entries
+    the chunks have the tail size 4096 from the start (a few more calls per level, but a small forest compiles each
+    entry kernel for one chunk size only)."""
+    if m <= _SMALL_ENTRIES:
+        return 4096
     return int(min(maximum, max(4096, 1 << int(math.ceil(math.log2(max(m, 1)))))))
+
+
+_SMALL_ENTRIES = 1 << 16
 
 
 def put(a, dtype=None) -> jax.Array:
     """Host array (or scalar) to the default device. ``jax.device_put`` compiles nothing, whereas ``jnp.asarray``
-    of a numpy array compiles a small program per shape and dtype."""
-    return jax.device_put(np.asarray(a, dtype=dtype))
+    of a numpy array compiles a small program per shape and dtype. The array is committed to the device, like the
+    kernels' outputs it is passed along with: JAX compiles a program again when an argument that was uncommitted
+    comes back committed."""
+    return jax.device_put(np.asarray(a, dtype=dtype), jax.devices()[0])
 
 
 def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put=put) -> tuple:
