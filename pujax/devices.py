@@ -32,10 +32,22 @@ if TYPE_CHECKING:
     from pujax._typing import DevicesLike
 
 __all__ = ["AXIS", "resolve_devices", "device_mesh", "shard_rows", "replicate", "to_host", "padded_size",
-           "shard_seeds", "resolve_n_jobs_alias", "cpu_threads"]
+           "shard_seeds", "resolve_n_jobs_alias", "cpu_threads", "default_device"]
 
 AXIS = "devices"
 """Name of the one mesh axis pujax splits work over."""
+
+
+def default_device() -> jax.Device:
+    """The device uncommitted arrays and jit calls use: ``jax.default_device`` / ``jax_default_device`` when set,
+    else this process's first local device of the default backend (with ``jax.distributed``, ``jax.devices()[0]``
+    may belong to another process)."""
+    dev = jax.config.jax_default_device
+    if dev is None:
+        return jax.local_devices()[0]
+    if isinstance(dev, str):
+        return jax.local_devices(backend=dev)[0]
+    return dev
 
 
 def resolve_devices(devices: DevicesLike = None) -> tuple:

@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 from jax.sharding import Mesh
 
-from pujax.devices import cpu_threads, device_mesh, padded_size, resolve_devices, resolve_n_jobs_alias
+from pujax.devices import (
+    cpu_threads,
+    default_device,
+    device_mesh,
+    padded_size,
+    resolve_devices,
+    resolve_n_jobs_alias,
+)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -30,6 +37,14 @@ def test_resolve_devices_forms():
     with pytest.raises(TypeError, match="devices"):
         resolve_devices("gpu")
     assert padded_size(10, 4) == 12 and padded_size(12, 4) == 12
+
+
+def test_default_device_follows_jax_default_device():
+    assert default_device() == jax.local_devices()[0]
+    with jax.default_device(jax.devices()[-1]):
+        assert default_device() == jax.devices()[-1]
+    with jax.default_device("cpu"):
+        assert default_device() == jax.local_devices(backend="cpu")[0]
 
 
 def test_cpu_threads_limits_blas_and_restores_it():

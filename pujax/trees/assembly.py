@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax.compilation import quick_jit
+from pujax.devices import default_device
 from pujax.trees.binning import split_thresholds
 from pujax.trees.model import Forest
 
@@ -78,11 +79,11 @@ _SMALL_ENTRIES = 1 << 16
 
 
 def put(a, dtype=None) -> jax.Array:
-    """Host array (or scalar) to the default device. ``jax.device_put`` compiles nothing, whereas ``jnp.asarray``
-    of a numpy array compiles a small program per shape and dtype. The array is committed to the device, like the
-    kernels' outputs it is passed along with: JAX compiles a program again when an argument that was uncommitted
-    comes back committed."""
-    return jax.device_put(np.asarray(a, dtype=dtype), jax.devices()[0])
+    """Host array (or scalar) to :func:`pujax.devices.default_device`. ``jax.device_put`` compiles nothing, whereas
+    ``jnp.asarray`` of a numpy array compiles a small program per shape and dtype. The array is committed to the
+    device, like the kernels' outputs it is passed along with: JAX compiles a program again when an argument that was
+    uncommitted comes back committed."""
+    return jax.device_put(np.asarray(a, dtype=dtype), default_device())
 
 
 def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put=put) -> tuple:
@@ -135,7 +136,7 @@ def _zeros_program(shape):
 def zeros(shape, device=None):
     """int32 zeros of a static shape (an accumulator) on ``device`` (default: the default device): copied from the
     host on a CPU, made by a small program elsewhere (no host-to-device copy of a large accumulator)."""
-    device = device or jax.devices()[0]
+    device = device or default_device()
     if device.platform == "cpu":
         return jax.device_put(np.zeros(shape, np.int32), device)
     return jax.device_put(_zeros_program(shape), device)

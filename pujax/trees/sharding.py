@@ -20,7 +20,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from pujax.compilation import quick_jit
-from pujax.devices import AXIS, device_mesh, to_host
+from pujax.devices import AXIS, default_device, device_mesh, to_host
 from pujax.trees import kernels
 from pujax.trees.assembly import put, zeros
 
@@ -52,7 +52,7 @@ def _identity(a):
 def entry_passes(devices: tuple) -> EntryPasses:
     """The entry passes for ``devices`` (a tuple of :class:`jax.Device`, see :func:`pujax.devices.resolve_devices`)."""
     if len(devices) == 1:
-        if devices[0] == jax.devices()[0]:
+        if devices[0] == default_device():
             return EntryPasses(kernels.route_and_histogram, kernels.route_and_range, kernels.left_counts,
                                kernels.route, kernels.histogram, zeros, _identity, _identity, put, put, np.asarray, 1)
         dev = devices[0]
