@@ -476,6 +476,13 @@ def _host_key_words(key) -> np.ndarray | None:
     return words.astype(np.uint32) if words.shape == (2,) and words.dtype == np.uint32 else None
 
 
+def _host_keys(words: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Keys (len(counts), 2) uint32: Threefry-2x32 of the counters ``(0, count)`` under the key ``words`` -- JAX's
+    fold-like ``split`` (counts ``0 .. num - 1``) and ``fold_in`` (the one count ``data``)."""
+    a, b = _threefry2x32(words[0], words[1], np.zeros(counts.shape, np.uint32), counts)
+    return np.stack([a, b], axis=-1)
+
+
 def host_split(key: jax.Array, num: int = 2) -> jax.Array:
     """``jax.random.split(key, num)``, computed on the host for a raw threefry key (no program is compiled; the
     same keys as JAX's fold-like split, its default); any other key goes to ``jax.random.split``.
@@ -493,8 +500,7 @@ def host_split(key: jax.Array, num: int = 2) -> jax.Array:
     words = _host_key_words(key)
     if words is None:
         return jax.random.split(key, num)
-    a, b = _threefry2x32(words[0], words[1], np.zeros(int(num), np.uint32), np.arange(int(num), dtype=np.uint32))
-    return jax.device_put(np.stack([a, b], axis=-1))
+    return jax.device_put(_host_keys(words, np.arange(int(num), dtype=np.uint32)))
 
 
 def host_fold_in(key: jax.Array, data: int) -> jax.Array:
@@ -504,5 +510,4 @@ def host_fold_in(key: jax.Array, data: int) -> jax.Array:
     words = _host_key_words(key)
     if words is None:
         return jax.random.fold_in(key, data)
-    a, b = _threefry2x32(words[0], words[1], np.zeros(1, np.uint32), np.array([int(data) & 0xFFFFFFFF], np.uint32))
-    return jax.device_put(np.array([a[0], b[0]], np.uint32))
+    return jax.device_put(_host_keys(words, np.array([int(data) & 0xFFFFFFFF], np.uint32))[0])

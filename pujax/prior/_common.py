@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pujax.compilation import pad_rows
 from pujax.validation import as_key, host_seed
 
 if TYPE_CHECKING:
@@ -254,10 +255,7 @@ def bucket(n: int) -> int:
 def pad(a, size, value):
     """1-D host array ``a`` padded with ``value`` to ``size`` entries, on the default device (``jax.device_put``:
     ``jnp`` operations on host arrays would each compile a small program)."""
-    a = np.asarray(a)
-    if size > a.shape[0]:
-        a = np.concatenate([a, np.full(size - a.shape[0], value, a.dtype)])
-    return jax.device_put(a)
+    return jax.device_put(pad_rows(max(size, len(a)), np.asarray(a), fill=value))
 
 
 def randindex(key, size, n_valid):

@@ -65,6 +65,9 @@ def node_block(n_pad: int) -> int:
     return 128 if n_pad <= 1024 else 1024
 
 
+_SMALL_ENTRIES = 1 << 16  # up to this many entries, one chunk size (4096)
+
+
 def chunk_size(m: int, maximum: int = 1 << 18) -> int:
     """Entries are processed in chunks of one fixed size per batch (a power of two, 4096 .. ``maximum``): the
     entry kernels compile once per node padding, whatever the number of live rows. Up to ``_SMALL_ENTRIES`` entries
@@ -74,8 +77,6 @@ def chunk_size(m: int, maximum: int = 1 << 18) -> int:
         return 4096
     return int(min(maximum, max(4096, 1 << int(math.ceil(math.log2(max(m, 1)))))))
 
-
-_SMALL_ENTRIES = 1 << 16
 
 
 def put(a, dtype=None) -> jax.Array:
