@@ -150,13 +150,23 @@ def resolve_n_jobs_alias(estimator: BaseEstimator, devices: DevicesLike, n_jobs:
     return min(n_jobs, len(jax.devices()))
 
 
-def shard_seeds(fn: Callable, keys: Any, data: Sequence[Any], devices: DevicesLike = None) -> Any:
+def _first_seed(a: Any) -> Any:
+    """``a[0]``, taken on the host for plain arrays (indexing a device array compiles a small program)."""
+    if jax.dtypes.issubdtype(a.dtype, jax.dtypes.prng_key):
+        return a[0]
+    return np.asarray(a)[0]
+
+
+def shard_seeds(fn: Callable, keys: Any, data: Sequence[Any], devices: DevicesLike = None,
+                single: Callable | None = None) -> Any:
     """Call ``fn(keys, *data)``, a program ``vmap``-ped over its first argument, with the seeds split over ``devices``.
 
     ``keys`` is an array (or a pytree of arrays) with a leading seed axis, split over the devices; ``data`` (arrays,
     pytrees of arrays or None) is replicated on every device. One device: ``fn`` as is; several: the seed axis is
-    padded to a multiple of the device count (the extra results are dropped). Returns host (numpy) pytrees with a
-    leading seed axis.
+    padded to a multiple of the device count (the extra results are dropped). ``single``: the same program without
+    the ``vmap``, called instead of ``fn`` for one seed on one device (XLA:CPU runs a matrix product ``vmap``-ped over
+    a seed axis of length 1 about half as fast as the plain product). Returns host (numpy) pytrees with a leading
+    seed axis.
     """
     n = int(jax.tree.leaves(keys)[0].shape[0])
     devs = resolve_devices(devices)
@@ -164,6 +174,9 @@ def shard_seeds(fn: Callable, keys: Any, data: Sequence[Any], devices: DevicesLi
         devs = devs[: max(1, min(len(devs), n))]
     if len(devs) == 1:
         with jax.default_device(devs[0]):
+            if single is not None and n == 1:
+                out = single(jax.tree.map(_first_seed, keys), *data)
+                return jax.tree.map(lambda a: np.asarray(a)[None], out)
             out = fn(keys, *data)
         return jax.tree.map(np.asarray, out)
     mesh = device_mesh(list(devs))

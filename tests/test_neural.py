@@ -434,6 +434,42 @@ def test_padded_rows_do_not_change_training(problem):
         np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-5)
 
 
+def test_full_batch_epoch_is_one_adam_step_on_every_row(problem):
+    """With one minibatch per epoch (no shuffle), each epoch is one step of Adam with coupled weight decay on the
+    gradient of all rows: re-derived with optax directly."""
+    import optax
+
+    from pujax.neural.train import init_state, run_epochs
+
+    X, s, prior, _, _ = problem
+    cfg = make_config(model="mlp", model_kwargs=TINY, batch_size=1000, learning_rate=1e-2, weight_decay=1e-3,
+                      n_features=X.shape[1])
+    state = init_state(jax.random.PRNGKey(5), X, cfg)
+    out, hist = run_epochs(cfg, state, X, s, prior, 3)
+    opt = optax.chain(optax.add_decayed_weights(1e-3), optax.adam(1e-2))
+    variables, opt_state, risks = state["variables"], None, []
+    for _ in range(3):
+        grads, new, aux = loss_and_grad(cfg, variables, X, s, prior)
+        opt_state = opt.init(variables["params"]) if opt_state is None else opt_state
+        updates, opt_state = opt.update(grads, opt_state, variables["params"])
+        variables = {**variables, **new, "params": optax.apply_updates(variables["params"], updates)}
+        risks.append(float(aux["risk"]))
+    np.testing.assert_allclose(hist["risk"], risks, rtol=1e-4)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5), out["variables"], variables)
+
+
+def test_one_seed_runs_without_the_seed_vmap_and_gives_the_same_model(problem):
+    """n_seeds=1 on one device runs the program without the seed axis (pujax.devices.shard_seeds' ``single``); its
+    model equals seed 0 of a two-seed fit (host_split gives seed i the same key for any n_seeds)."""
+    X, s, prior, X_te, _ = problem
+    one = NNPUClassifier(prior=prior, n_seeds=1, random_state=3, **COMMON).fit(X, s)
+    two = NNPUClassifier(prior=prior, n_seeds=2, random_state=3, **COMMON).fit(X, s)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=2e-5), one.seed_variables(0),
+                 two.seed_variables(0))
+    np.testing.assert_allclose(one.decision_function(X_te), two.seed_decision_function(X_te)[0], rtol=1e-4,
+                               atol=1e-5)
+
+
 def test_refit_on_a_row_count_in_the_same_bucket_compiles_nothing(problem):
     from pujax.compilation import bucket_size, count_compilations
 

@@ -167,6 +167,16 @@ def test_same_random_state_same_model_and_the_core_agrees(toy):
     np.testing.assert_allclose(np.asarray(hist["loss"]), clf.history_["loss"], rtol=1e-6)
 
 
+def test_one_seed_without_the_seed_vmap_equals_seed_0_of_two(toy):
+    """n_seeds=1 runs the program without the seed axis (pujax.devices.shard_seeds' ``single``): the same model as
+    seed 0 of a two-seed fit, whose program is vmapped over seeds."""
+    X, s, X_te, _, clf = toy
+    two = VPUClassifier(random_state=0, n_seeds=2, **KW).fit(X, s)
+    np.testing.assert_allclose(two.seed_decision_function(X_te)[0], clf.seed_decision_function(X_te)[0], rtol=1e-4,
+                               atol=1e-5)
+    np.testing.assert_allclose(two.history_["loss"][0], clf.history_["loss"][0], rtol=1e-4)
+
+
 def test_prediction_of_a_row_does_not_depend_on_the_batch(toy):
     _, _, X_te, _, clf = toy
     batch = clf.decision_function(X_te[:50])

@@ -527,7 +527,8 @@ class VPUClassifier(_NeuralPUBase):
         if self.verbose:
             model, hist = self._fit_epoch_by_epoch(cfg, keys, gammas, data)
         else:
-            model, hist = shard_seeds(_vpu_compiled("fit", cfg), (keys, gammas), data, self.devices)
+            model, hist = shard_seeds(_vpu_compiled("fit", cfg), (keys, gammas), data, self.devices,
+                                          _vpu_compiled("fit_one", cfg))
         hist = dict(hist)
         best = hist.pop("best_epoch", np.full(n_seeds, epochs - 1))
         val = hist.pop("validation", None)

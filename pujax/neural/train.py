@@ -24,9 +24,11 @@ updates whose first row lies in epoch ``e`` form epoch ``e`` (a ``lax.while_loop
 ``ceil(E n / batch_size)`` updates (204 for 100 epochs of 61,000 rows in 30,000-row batches, against 300 with
 ``"epoch"``). The rows are padded to a size bucket ``N`` (:func:`pujax.compilation.bucket_size`, ``b = ceil(N / k)``;
 :func:`pad_for_training`) and the true row count is a traced value, so data of a similar size reuses the compiled
-program. An epoch is one ``lax.scan`` over the minibatches and a training run is one ``lax.scan`` over epochs, so
-:func:`train` is a single jit-compiled program, and :func:`fit_many` ``vmap``-s it over PRNG keys (N seeds with
-different initialisations and minibatch orders trained as one program).
+program. An epoch is one ``lax.scan`` over the minibatches (with ``k = 1`` one step on every row, unshuffled: the
+order would change only the summation order) and a training run is one ``lax.scan`` over epochs, so :func:`train`
+is a single jit-compiled program, and :func:`fit_many` ``vmap``-s it over PRNG keys (N seeds with different
+initialisations and minibatch orders trained as one program; one seed on one device runs :func:`train`'s program,
+without the seed axis).
 
 Model selection (optional, ``validation_fraction > 0``; :mod:`pujax.neural.selection`): a stratified share of P and of
 U is held out, and after every epoch the program computes the held-out value of the risk being trained
@@ -351,6 +353,10 @@ def _shuffled_epoch(cfg, state, X, s, prior, n_valid, n_batches):
     one ``lax.scan`` over them."""
     size = X.shape[0]
     key, k_perm, k_drop = jax.random.split(state["key"], 3)
+    state = {**state, "key": key}
+    if n_batches == 1:  # one minibatch of every row: the order changes only the summation order, so no shuffle
+        state, aux = train_step(cfg, state, X, s, prior, jax.random.fold_in(k_drop, 0), jnp.arange(size) < n_valid)
+        return state, {"risk": aux["risk"], "corrections": aux["corrected"].astype(aux["risk"].dtype)}
     idx, masks = _epoch_batches(k_perm, size, n_valid, n_batches)
 
     def step(carry, inp):
@@ -360,7 +366,6 @@ def _shuffled_epoch(cfg, state, X, s, prior, n_valid, n_batches):
         new, aux = train_step(cfg, carry, xb, sb, prior, jax.random.fold_in(k_drop, i), mask)
         return new, (aux["risk"], aux["corrected"])
 
-    state = {**state, "key": key}
     state, (risks, corrected) = jax.lax.scan(step, state, (jnp.arange(n_batches), idx, masks))
     return state, {"risk": jnp.mean(risks), "corrections": jnp.mean(corrected.astype(risks.dtype))}
 
@@ -450,15 +455,18 @@ def run_seeds(kind, cfg, n_epochs, keys, X, s, prior, X_eval=None, y_eval=None, 
     """Run the vmapped ``kind`` program (``"fit_many"``) with the seeds split over ``devices``.
 
     ``X``, ``s`` are padded to a size bucket here (:func:`pad_for_training`); ``val``: held-out rows of
-    :func:`pujax.neural.selection.held_out_rows` for the model selection (or None). One device: the program as is.
+    :func:`pujax.neural.selection.held_out_rows` for the model selection (or None). One device: the program as is
+    (one seed: the program without the seed ``vmap``).
     Several: the seed axis is padded to a multiple of the device count (extra keys are dropped afterwards), sharded
     over a mesh (:mod:`pujax.devices`), the data replicated; every seed is trained on one device with the same
     program, so results equal the one-device run up to float rounding. Returns host (numpy) pytrees
     ``(state, history)`` with a leading seed axis.
     """
     X, s, n_valid = pad_for_training(cfg, X, s)
-    fn = _get_compiled(kind, cfg, n_epochs, static_batches(cfg, n_valid))
-    return shard_seeds(fn, keys, (X, s, prior, X_eval, y_eval, np.int32(n_valid), val), devices)
+    n_batches = static_batches(cfg, n_valid)
+    fn = _get_compiled(kind, cfg, n_epochs, n_batches)
+    single = _get_compiled("train", cfg, n_epochs, n_batches) if kind == "fit_many" else None
+    return shard_seeds(fn, keys, (X, s, prior, X_eval, y_eval, np.int32(n_valid), val), devices, single)
 
 
 def _prepare(X, s, prior, risk, X_eval, y_eval):

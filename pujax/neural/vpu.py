@@ -356,10 +356,12 @@ _DATA_AXES = (None, None, None, None, None)
 
 def _compiled(kind: str, cfg: VPUConfig):
     """jit-compiled, seed-vmapped programs of ``(seed, X, p_idx, u_idx, pv_idx, uv_idx)`` (the held-out indices
-    None without model selection): ``"fit"``, or ``"init"`` / ``"init_val"`` / ``"epochs"`` / ``"finish"`` for an
+    None without model selection): ``"fit"`` (``"fit_one"``: the same for one seed without the seed axis), or ``"init"`` / ``"init_val"`` / ``"epochs"`` / ``"finish"`` for an
     epoch loop (shapes, hence the number of epochs, are set by the arguments)."""
     if kind == "fit":
         return _cached("vpu_fit", cfg, 0, lambda: jax.jit(jax.vmap(_program(cfg), in_axes=(0, *_DATA_AXES))))
+    if kind == "fit_one":  # one seed, no seed axis (shard_seeds' ``single``)
+        return _cached("vpu_fit_one", cfg, 0, lambda: jax.jit(_program(cfg)))
     if kind in ("init", "init_val"):
         return _cached("vpu_" + kind, cfg, 0, lambda: jax.jit(jax.vmap(
             lambda k, X: _init(k, X, cfg, kind == "init_val"), in_axes=(0, None))))
@@ -421,7 +423,7 @@ steps_per_epoch, lr_halving_epochs
                           steps_per_epoch=steps_per_epoch, lr_halving_epochs=lr_halving_epochs)
     gammas = mixup_gammas(keys, cfg.alpha, check_int(epochs, "epochs"),
                           n_steps_per_epoch(len(data[2]), cfg.batch_size, cfg.steps_per_epoch))
-    model_, hist = shard_seeds(_compiled("fit", cfg), (keys, gammas), data, devices)
+    model_, hist = shard_seeds(_compiled("fit", cfg), (keys, gammas), data, devices, _compiled("fit_one", cfg))
     return VPUModel(*model_), hist
 
 
