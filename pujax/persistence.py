@@ -89,13 +89,10 @@ def fitted_schema(cls: type) -> dict[str, str]:
 def _ensure_registered(name: str):
     """Import the pujax module that defines a public estimator (from pujax's fixed table, never from the file)."""
     if name not in _ESTIMATORS:
-        import importlib
-
         import pujax
 
-        module = pujax._ESTIMATORS.get(name)
-        if module is not None:
-            importlib.import_module(f"pujax.{module}")
+        if name in pujax._ESTIMATORS:
+            getattr(pujax, name)  # imports the defining module (subpackages may import their estimators lazily)
     return _ESTIMATORS.get(name)
 
 

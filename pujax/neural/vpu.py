@@ -356,8 +356,9 @@ _DATA_AXES = (None, None, None, None, None)
 
 def _compiled(kind: str, cfg: VPUConfig):
     """jit-compiled, seed-vmapped programs of ``(seed, X, p_idx, u_idx, pv_idx, uv_idx)`` (the held-out indices
-    None without model selection): ``"fit"`` (``"fit_one"``: the same for one seed without the seed axis), or ``"init"`` / ``"init_val"`` / ``"epochs"`` / ``"finish"`` for an
-    epoch loop (shapes, hence the number of epochs, are set by the arguments)."""
+    None without model selection): ``"fit"`` (``"fit_one"``: the same for one seed without the seed axis), or
+    ``"init"`` / ``"init_val"`` / ``"epochs"`` / ``"finish"`` for an epoch loop (shapes, hence the number of epochs,
+    are set by the arguments)."""
     if kind == "fit":
         return _cached("vpu_fit", cfg, 0, lambda: jax.jit(jax.vmap(_program(cfg), in_axes=(0, *_DATA_AXES))))
     if kind == "fit_one":  # one seed, no seed axis (shard_seeds' ``single``)
