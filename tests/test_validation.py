@@ -307,3 +307,41 @@ def test_host_split_and_fold_in_equal_jax_random_and_compile_nothing():
     traced = jax.jit(lambda k: (host_split(k, 3), host_fold_in(k, 5)))(keys[1])
     np.testing.assert_array_equal(traced[0], jax.random.split(keys[1], 3))
     np.testing.assert_array_equal(traced[1], jax.random.fold_in(keys[1], 5))
+
+
+_FIRST_FIT = r"""
+import json, sys
+import numpy as np
+from sklearn.datasets import load_breast_cancer
+import pujax
+from pujax.compilation import count_compilations
+X, y = load_breast_cancer(return_X_y=True)
+rng = np.random.default_rng(0)
+s = np.zeros(455, int)
+s[rng.choice(np.flatnonzero(y[:455] == 1), 70, replace=False)] = 1
+est = getattr(pujax, sys.argv[1])(prior=float(np.mean(y[:455])), random_state=0, **json.loads(sys.argv[2]))
+with count_compilations() as fit:
+    est.fit(X[:455], s)
+with count_compilations() as predict:
+    est.predict(X[455:])
+print("COUNTS", fit.count, predict.count)
+"""
+
+
+@pytest.mark.parametrize("name, kwargs, n_fit", [
+    ("PUExtraTreesClassifier", {}, 5), ("AdaPUClassifier", {}, 1), ("RESVMClassifier", {}, 2),
+    ("NNPUClassifier", {"epochs": 2}, 1), ("TwoHNC", {}, 7)])
+def test_first_fit_in_a_fresh_process_compiles_few_programs(name, kwargs, n_fit):
+    """A fresh process's first fit on breast cancer (455 rows) compiles at most the programs measured for it
+    (benchmarks/results/latency.md) and its first predict one; a new eager jnp call or a static argument that
+    varies shows up here as an extra compilation."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _FIRST_FIT, name, json.dumps(kwargs)], capture_output=True,
+                          text=True, timeout=300)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("COUNTS ")]
+    assert proc.returncode == 0 and line, proc.stderr[-2000:]
+    fit, predict = map(int, line[0].split()[1:])
+    assert fit <= n_fit and predict <= 1, (name, fit, predict)
