@@ -138,6 +138,22 @@ def test_binning_exact_when_few_values_and_thresholds_route_like_codes():
     assert np.all(np.diff(bq.codes[order, 0].astype(int)) >= 0)
 
 
+def test_binning_with_center_and_scale_equals_binning_the_standardised_copy():
+    """fit_bins(X, center=, scale=) standardises one column at a time: the same bins as binning standardize(X)."""
+    from pujax.preprocessing import standardize
+    from pujax.trees.model import standardization
+
+    rng = np.random.default_rng(4)
+    X = np.c_[rng.normal(3e4, 7.0, 5000), rng.integers(0, 5, 5000), rng.exponential(1e-3, 5000),
+              np.round(rng.normal(size=5000), 1)]
+    center, scale = standardization(X)
+    for subsample in (None, 1000):
+        a = fit_bins(X, 64, subsample=subsample, seed=3, center=center, scale=scale)
+        b = fit_bins(standardize(X, center, scale), 64, subsample=subsample, seed=3)
+        for field in a.__slots__:
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
 # ------------------------------------------------------------------ hand-built tree
 
 

@@ -96,14 +96,23 @@ def _bin_column(col: np.ndarray, sample: np.ndarray, n_bins: int):
     return codes, cuts, lo, hi
 
 
-def fit_bins(X: np.ndarray, n_bins: int = MAX_BINS, subsample: int | None = 200_000, seed: int = 0) -> BinnedData:
-    """Bin a float32 matrix ``X`` (n, d) into uint8 codes with at most ``n_bins`` (<= 256) bins per feature.
+def fit_bins(X: np.ndarray, n_bins: int = MAX_BINS, subsample: int | None = 200_000, seed: int = 0, *,
+             center: np.ndarray | None = None, scale: np.ndarray | None = None) -> BinnedData:
+    """Bin a matrix ``X`` (n, d) into uint8 codes with at most ``n_bins`` (<= 256) bins per feature.
 
     Cut points are computed on at most ``subsample`` rows (all rows when ``None`` or ``n <= subsample``); codes and
     the per-bin value ranges use all rows. Integer-valued features with a small range (pixels, counts, one-hot
-    columns) are binned in O(n) with a lookup table. Returns a :class:`BinnedData`.
+    columns) are binned in O(n) with a lookup table. Without ``center`` / ``scale`` the float32 values of ``X`` are
+    binned; with them, ``standardize(X, center, scale)`` (:func:`pujax.preprocessing.standardize`) is, computed one
+    column at a time (the same float32 values, without a standardised copy of ``X``). Returns a
+    :class:`BinnedData`.
     """
-    X = np.asarray(X, dtype=np.float32)
+    standardized = center is not None
+    if standardized:
+        X = np.asarray(X)
+        center, scale = np.asarray(center, np.float64), np.asarray(scale, np.float64)
+    else:
+        X = np.asarray(X, dtype=np.float32)
     n, d = X.shape
     if not 2 <= n_bins <= MAX_BINS:
         raise ValueError(f"n_bins={n_bins} must be in [2, {MAX_BINS}].")
@@ -116,7 +125,10 @@ def fit_bins(X: np.ndarray, n_bins: int = MAX_BINS, subsample: int | None = 200_
     bin_hi = np.full((d, n_bins), np.inf, dtype=np.float32)
     nb = np.zeros(d, dtype=np.int32)
     for f in range(d):
-        col = np.ascontiguousarray(X[:, f])
+        if standardized:  # standardize's float64 arithmetic, then the float32 cast
+            col = ((X[:, f].astype(np.float64) - center[f]) / scale[f]).astype(np.float32)
+        else:
+            col = np.ascontiguousarray(X[:, f])
         sample = col if rows is None else col[rows]
         c, cuts, lo, hi = _bin_column(col, sample, n_bins)
         codes[:, f] = c

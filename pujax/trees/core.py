@@ -97,7 +97,7 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
     wu, rho, sigma = node_weights(s, prior, risk)
     rows = tree_rows(seed, s, int(n_estimators), bool(bootstrap)) if rows is None else list(rows)
     center, scale = standardization(X)
-    binned = fit_bins(standardize(X, center, scale), int(n_bins), seed=seed)
+    binned = fit_bins(X, int(n_bins), seed=seed, center=center, scale=scale)  # no standardised copy of X
     d = X.shape[1]
     return grow_forest(
         binned, s.astype(np.uint8), rows, seed=seed, risk=risk, loss=loss, wu=wu, rho=rho, sigma=sigma,
