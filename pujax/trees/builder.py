@@ -334,19 +334,20 @@ def _random_two_pass(state, blocks, feats, route_args, data, cfg):
     for rows_c, nid_c in state.entries.chunks:
         acc, nid_c = ps.route_and_range(acc, data.codes_t, rows_c, nid_c, *route_args, feats, n=data.n)
         chunks.append((rows_c, nid_c))
-    mx, mn = finish_range(ps.finish_max(acc))
+    n_blocks = state.n_pad // node_block(state.n_pad)
+    ranges = finish_range(ps.finish_max(acc), n_blocks=n_blocks)  # (mx, mn) per node block
     level = put(state.level, np.uint32)
     T = cfg.n_thresholds
-    thr = [draw_thresholds(mn[bk.span], mx[bk.span], bk.feats, bk.ok, data.seed, bk.tree, bk.uid, level,
-                           data.bin_lo, data.bin_hi, n_thresholds=T, n_bins=cfg.n_bins)[0] for bk in blocks]
+    thr = [draw_thresholds(mn, mx, bk.feats, bk.ok, data.seed, bk.tree, bk.uid, level, data.bin_lo, data.bin_hi,
+                           n_thresholds=T, n_bins=cfg.n_bins)[0] for bk, (mx, mn) in zip(blocks, ranges)]
     thr_all = concat_pad(thr, state.n_pad)
     acc = ps.zeros((cfg.n_slots, state.n_pad, T if cfg.shift > 0 else 2 * T))
     for rows_c, nid_c in chunks:
         acc = ps.left_counts(acc, data.codes_t, data.s, rows_c, nid_c, feats, thr_all, shift=cfg.shift, n=data.n)
-    l_all, l_c1 = finish_left(ps.finish(acc), shift=cfg.shift)
+    lefts = finish_left(ps.finish(acc), shift=cfg.shift, n_blocks=n_blocks)
     outs = []
-    for bk, t in zip(blocks, thr):
-        stats = (mn[bk.span], mx[bk.span], l_all[bk.span], l_c1[bk.span], t)
+    for bk, t, (mx, mn), (l_all, l_c1) in zip(blocks, thr, ranges, lefts):
+        stats = (mn, mx, l_all, l_c1, t)
         outs.append(choose_random_splits(stats, bk.feats, bk.ok, bk.c1, bk.c0, data.seed, bk.tree, bk.uid, level,
                                          data.wu, data.rho, data.sigma, data.bin_lo, data.bin_hi, from_hist=False,
                                          n_thresholds=T, n_bins=cfg.n_bins, shift=cfg.shift, risk=cfg.risk,

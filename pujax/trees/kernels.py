@@ -206,9 +206,7 @@ def split_histogram(acc, *, n_bins: int, n_blocks: int):
     """(K, N * B[, 2]) accumulator -> tuple of ``n_blocks`` node blocks (N / n_blocks, K, B[, 2])."""
     K = acc.shape[0]
     N = acc.shape[1] // n_bins
-    hist = jnp.moveaxis(acc.reshape((K, N, n_bins) + acc.shape[2:]), 0, 1)
-    nb = N // n_blocks
-    return tuple(hist[i * nb:(i + 1) * nb] for i in range(n_blocks))
+    return _node_blocks(jnp.moveaxis(acc.reshape((K, N, n_bins) + acc.shape[2:]), 0, 1), n_blocks)
 
 
 @partial(quick_jit, static_argnames=("n_out", "n"))
@@ -245,10 +243,17 @@ def route_and_range(acc, codes_t, rows, nid_prev, route_feat, route_code, child_
     return jax.lax.fori_loop(0, feats.shape[1], body, acc), nid
 
 
-@quick_jit
-def finish_range(acc):
-    """(K, N, 2) max accumulator -> (mx, mn) per (node, feature)."""
-    return acc[:, :, 0].T, 255 - acc[:, :, 1].T
+def _node_blocks(a, n_blocks):
+    """``a`` (N, ...) as a tuple of ``n_blocks`` blocks of consecutive nodes (outputs of the program, so that the
+    caller slices nothing eagerly: an eager slice of a device array compiles a program per shape)."""
+    nb = a.shape[0] // n_blocks
+    return tuple(a[i * nb:(i + 1) * nb] for i in range(n_blocks))
+
+
+@partial(quick_jit, static_argnames=("n_blocks",))
+def finish_range(acc, *, n_blocks: int):
+    """(K, N, 2) max accumulator -> per block of ``N / n_blocks`` nodes, ``(mx, mn)`` per (node, feature)."""
+    return tuple(zip(_node_blocks(acc[:, :, 0].T, n_blocks), _node_blocks(255 - acc[:, :, 1].T, n_blocks)))
 
 
 @partial(quick_jit, static_argnames=("shift", "n"), donate_argnums=(0,))
@@ -273,14 +278,17 @@ def left_counts(acc, codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
     return jax.lax.fori_loop(0, K, body, acc)
 
 
-@partial(quick_jit, static_argnames=("shift",))
-def finish_left(acc, *, shift: int):
-    """(K, N, w) accumulator -> (left count, left count of s=1), each (N, K, T)."""
+@partial(quick_jit, static_argnames=("shift", "n_blocks"))
+def finish_left(acc, *, shift: int, n_blocks: int):
+    """(K, N, w) accumulator -> per block of ``N / n_blocks`` nodes, ``(left count, left count of s=1)``, each
+    (N / n_blocks, K, T)."""
     acc = jnp.moveaxis(acc, 0, 1)
     if shift > 0:
-        return _unpack(acc, shift)
-    T = acc.shape[2] // 2
-    return acc[..., :T], acc[..., T:]
+        l_all, l_c1 = _unpack(acc, shift)
+    else:
+        T = acc.shape[2] // 2
+        l_all, l_c1 = acc[..., :T], acc[..., T:]
+    return tuple(zip(_node_blocks(l_all, n_blocks), _node_blocks(l_c1, n_blocks)))
 
 
 # ------------------------------------------------------------------------------------------------ scoring
