@@ -310,7 +310,8 @@ def test_host_split_and_fold_in_equal_jax_random_and_compile_nothing():
 
 
 _FIRST_FIT = r"""
-import json, sys
+import json, os, sys
+os.cpu_count = lambda: 2  # the forests grow one tree batch per core: the same batches (and programs) on any machine
 import numpy as np
 from sklearn.datasets import load_breast_cancer
 import pujax
