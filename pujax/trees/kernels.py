@@ -201,6 +201,13 @@ def route_and_histogram(acc, codes_t, s, rows, nid_prev, route_feat, route_code,
     return _hist_core(acc, codes_t, s, rows, nid, feats, n_bins, shift, n), nid
 
 
+def _node_blocks(a, n_blocks):
+    """``a`` (N, ...) as a tuple of ``n_blocks`` blocks of consecutive nodes (outputs of the program, so that the
+    caller slices nothing eagerly: an eager slice of a device array compiles a program per shape)."""
+    nb = a.shape[0] // n_blocks
+    return tuple(a[i * nb:(i + 1) * nb] for i in range(n_blocks))
+
+
 @partial(quick_jit, static_argnames=("n_bins", "n_blocks"))
 def split_histogram(acc, *, n_bins: int, n_blocks: int):
     """(K, N * B[, 2]) accumulator -> tuple of ``n_blocks`` node blocks (N / n_blocks, K, B[, 2])."""
@@ -241,13 +248,6 @@ def route_and_range(acc, codes_t, rows, nid_prev, route_feat, route_code, child_
         return acc.at[j].max(mm.astype(jnp.int32))
 
     return jax.lax.fori_loop(0, feats.shape[1], body, acc), nid
-
-
-def _node_blocks(a, n_blocks):
-    """``a`` (N, ...) as a tuple of ``n_blocks`` blocks of consecutive nodes (outputs of the program, so that the
-    caller slices nothing eagerly: an eager slice of a device array compiles a program per shape)."""
-    nb = a.shape[0] // n_blocks
-    return tuple(a[i * nb:(i + 1) * nb] for i in range(n_blocks))
 
 
 @partial(quick_jit, static_argnames=("n_blocks",))
