@@ -3,6 +3,7 @@ with the fit time and the peak memory (process resident set; on an accelerator a
 
     python -m benchmarks.big_forest                          # 10M x 50, 10 trees of depth <= 12
     python -m benchmarks.big_forest --rows 1e6 --trees 10 --out PATH
+    python -m benchmarks.big_forest --rows 1e6 --trees 100 --max-work 26   # entries per tree batch <= 2^26
 
 Data: standard normal features, y ~ Bernoulli(0.3), the first 10 features shifted by +1 for positives; 20 % of the
 positives labeled (SCAR), the prior of the unlabeled rows given. Rows are generated a million at a time straight
@@ -47,11 +48,19 @@ def main(argv=None):
     parser.add_argument("--features", type=int, default=50)
     parser.add_argument("--trees", type=int, default=10)
     parser.add_argument("--max-depth", type=int, default=12)
+    parser.add_argument("--max-work", type=int, default=None,
+                        help="log2 of the tree builder's bound on (tree, row) entries per tree batch (default: the "
+                             "library's, pujax.trees.builder.grow_forest's max_work)")
     parser.add_argument("--out", default=str(RESULTS / "big_forest.md"))
     args = parser.parse_args(argv)
     import jax
 
     from pujax.trees import PUExtraTreesClassifier
+    from pujax.trees.builder import grow_forest
+
+    if args.max_work is not None:
+        grow_forest.__kwdefaults__["max_work"] = 1 << args.max_work
+    max_work = grow_forest.__kwdefaults__["max_work"]
 
     head = header("PU Extra Trees on a large data set: time and peak memory")
     n, d = int(args.rows), args.features
@@ -68,14 +77,15 @@ def main(argv=None):
     acc = float(np.mean(clf.predict(X_te) == y_te))
     stats = jax.devices()[0].memory_stats() or {}
     device_peak = stats.get("peak_bytes_in_use")
-    row = (f"| {n:,} x {d} | {args.trees} | {args.max_depth} | {X.nbytes / 2**30:.2f} | {fit_s:.1f} | {acc:.4f} | "
+    row = (f"| {n:,} x {d} | {args.trees} | {args.max_depth} | 2^{max_work.bit_length() - 1} | "
+           f"{X.nbytes / 2**30:.2f} | {fit_s:.1f} | {acc:.4f} | "
            f"{rss_data:.2f} | {_peak_rss_gib():.2f} | "
            f"{'n/a' if device_peak is None else f'{device_peak / 2**30:.2f}'} |")
     lines = [head, f"- load average at end (1/5/15 min): {load_average()}\n",
              "Protocol: see the docstring of benchmarks/big_forest.py. Peak resident set of the process (on the CPU "
              "backend the devices' memory is the process's).\n",
-             "| rows x features | trees | max depth | data GiB | fit s | test accuracy | peak RSS before fit GiB "
-             "| peak RSS GiB | device peak GiB |", "|" + " --- |" * 9, row]
+             "| rows x features | trees | max depth | entries per batch <= | data GiB | fit s | test accuracy | "
+             "peak RSS before fit GiB | peak RSS GiB | device peak GiB |", "|" + " --- |" * 10, row]
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -495,7 +495,7 @@ def grow_batch(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cf
 
 def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss: str, wu: float, rho: float,
                 sigma: float, max_features: int, n_thresholds: int, mode: str, max_depth: int | None,
-                min_samples_split: int, max_work: int = 1 << 26, hist_budget: int = 1 << 25, bar=None,
+                min_samples_split: int, max_work: int = 1 << 22, hist_budget: int = 1 << 25, bar=None,
                 dtype=jnp.float32, n_threads: int = 1, two_pass: bool | None = None, center=None,
                 scale=None, devices: tuple | None = None) -> Forest:
     """Grow ``len(tree_rows)`` trees and return them as one :class:`~pujax.trees.model.Forest`.
@@ -520,8 +520,10 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
         Extra Trees (random thresholds), or the best bin boundary.
     max_depth, min_samples_split : int or None, int
         Stopping rules.
-    max_work, hist_budget : int, default=1 << 26, 1 << 25
-        Bounds on the entries (tree, row) of one batch of trees (memory) and on the histogram cells of "best" mode.
+    max_work, hist_budget : int, default=1 << 22, 1 << 25
+        Bounds on the entries (tree, row) of one batch of trees (memory; a batch holds at least one tree) and on
+        the histogram cells of "best" mode. Entries take 8 bytes each, twice while a level is routed (larger
+        batches held more memory and were not faster on CPU: benchmarks/results/big_forest.md).
     bar : object with ``update(k)`` or None
         Progress bar, updated once per finished tree batch with the batch size.
     dtype : numpy dtype, default=float32
