@@ -521,8 +521,7 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
     max_depth, min_samples_split : int or None, int
         Stopping rules.
     max_work, hist_budget : int, default=1 << 22, 1 << 25
-        Bounds on the (tree, row) entries of one batch of trees (at least one tree; 8 bytes each, twice while a
-        level is routed) and on the histogram cells of "best" mode.
+        Bounds on the (tree, row) entries of one tree batch (at least one tree) and on "best" mode's histogram cells.
     bar : object with ``update(k)`` or None
         Progress bar, updated once per finished tree batch with the batch size.
     dtype : numpy dtype, default=float32
