@@ -416,6 +416,23 @@ def test_refit_in_the_same_size_bucket_compiles_nothing(pu_data):
     assert c.count == 0, c
 
 
+def test_refit_with_unlabeled_rows_in_a_smaller_bucket_compiles_nothing():
+    """The unlabeled rows that set the threshold of eq. 6 are scored in chunks of the training rows' bucket: a refit
+    whose U rows fall into a smaller bucket (190 -> 181) while all its rows stay in one (270 -> 261) compiles
+    nothing."""
+    from pujax.compilation import bucket_size, count_compilations
+
+    X, y = make_circle_data(0, 300, 300)
+    Xtr, s, _ = make_label_noise_setting(1, X, y, "pu", n_pos=80, n_unl=190, contamination=0.3)
+    keep = np.r_[np.flatnonzero(s == 1), np.flatnonzero(s == 0)[9:]]  # 148-163 support vectors: one padding (256)
+    assert bucket_size(len(s)) == bucket_size(len(keep)) and bucket_size(190) != bucket_size(181)
+    make = lambda: RESVMClassifier(n_estimators=6, prior=0.3, random_state=0)  # noqa: E731
+    make().fit(Xtr, s)
+    with count_compilations() as c:
+        make().fit(Xtr[keep], s[keep])
+    assert c.count == 0, c
+
+
 # ---------------------------------------------------------------------------------------------------- prior threshold
 def test_duplicate_groups_and_grouped_in_bag_match_brute_force():
     from pujax.preprocessing import duplicate_groups

@@ -257,7 +257,8 @@ def svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, spec: EnsembleSpec, *, k
                        threshold=0.5 if vote else 0.0, vote=vote)
     if vote and prior is not None:
         U = threshold_rows(key, s, THRESHOLD_ROWS)
-        psi = _psi(model, Xs[U])
+        # padded like the training rows (up to THRESHOLD_ROWS): a refit in the same bucket reuses the program
+        psi = _psi(model, Xs[U], min_rows=min(len(s), THRESHOLD_ROWS))
         oob = ~in_bag(problems, len(s), duplicate_groups(Xs))[U]
         T = prior_threshold(ensemble_scores(psi, oob), check_prior(prior, allow_auto=False))
         model = model._replace(threshold=np.asarray(T, np.float32))
@@ -368,8 +369,9 @@ def _logistic(z) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
 
 
-def _psi(model: SVMModel, Xs) -> np.ndarray:
-    """Base decision values (n, B) of standardized rows ``Xs``; rows padded to size buckets, support vectors to
+def _psi(model: SVMModel, Xs, min_rows: int = 0) -> np.ndarray:
+    """Base decision values (n, B) of standardized rows ``Xs``; rows padded to size buckets (of at least
+    ``min_rows`` rows, so that scoring a data-dependent subset reuses one program), support vectors to
     :func:`_sv_slots`."""
     dtype = jax.dtypes.canonicalize_dtype(np.float64)
     nb = _sv_slots(model.support_vectors.shape[0])
@@ -379,7 +381,7 @@ def _psi(model: SVMModel, Xs) -> np.ndarray:
     kernel, degree = KERNELS[int(model.kernel)], int(model.degree)
     gamma, coef0 = np.asarray(model.gamma, dtype), np.asarray(model.coef0, dtype)
     n = Xs.shape[0]
-    cs = bucket_size(min(n, max(8, _PREDICT_BUDGET // nb)))
+    cs = bucket_size(min(max(n, min_rows), max(8, _PREDICT_BUDGET // nb)))
     out = []
     for start in range(0, n, cs):
         Xc = Xs[start:start + cs]
