@@ -147,7 +147,7 @@ def duplicate_groups(X: ArrayLike, max_group: int | None = None) -> np.ndarray:
     """Group id per row: rows with identical feature values share an id (``-0.0`` equals ``0.0``). Ids are numbered
     in the order of the groups' first rows, so they depend on the row order and the duplicate structure only, not
     on the values (the groups of ``a * X + b`` are those of ``X``). With ``max_group``, the rows of a group larger
-    than that each get an id of their own.
+    than that each get an id of their own, numbered after the other groups' ids in row order.
 
     Rows are compared as byte strings (one ``np.unique`` over a void view of the rows), many times faster than
     ``np.unique(X, axis=0)``.

@@ -211,7 +211,6 @@ def dedpul_estimate(g_p: ArrayLike, g_u: ArrayLike, *, bw_mix: float = 0.05, bw_
 
 
 def _run(ctx, *, n_folds, n_jobs, bw_mix, bw_pos, max_samples):
-
     out = dedpul_estimate(ctx.scores[ctx.s == 1], ctx.scores[ctx.s == 0], bw_mix=bw_mix, bw_pos=bw_pos,
                           max_samples=max_samples, random_state=ctx.seed, key=host_fold_in(ctx.key, 2),
                           n_bootstrap=ctx.n_bootstrap, devices=ctx.devices)

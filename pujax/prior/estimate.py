@@ -143,7 +143,6 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
 
 def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, random_state, devices, t0):
     """Counts check, seeds, cross-fitted scores (score-based methods), the method's run, the result."""
-
     if classifier is not None and not hasattr(classifier, "fit"):
         raise TypeError(f"classifier must be a scikit-learn classifier with fit(); got {type(classifier).__name__}.")
 

@@ -237,7 +237,6 @@ def _subsample(rng, n, max_samples):
 
 
 def _run(ctx, *, max_samples, n_iter, n_grid, variant):
-
     rng = np.random.default_rng(ctx.seed)
     Xu, Xp = ctx.X[ctx.s == 0], ctx.X[ctx.s == 1]
     iu, ip = _subsample(rng, Xu.shape[0], max_samples), _subsample(rng, Xp.shape[0], max_samples)

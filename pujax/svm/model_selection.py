@@ -115,13 +115,13 @@ def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, device
         model = make_model(X_all, p_all, SolveResult(*(a[cols] for a in sol)), identity, kernel=kernel,
                            gamma=gamma, coef0=coef0, degree=degree)
         psi_all = svm_base_decision(model, Xs_folds[f])
+        inbag_all = in_bag(p_all, len(X_all), groups)[f * N:(f + 1) * N]  # column b: base model b's bag
         tr, va = folds[f]
         col = 0
         for k in ks:
             g_i, _, _, p = blocks[k]
             B = p.idx.shape[0]
-            psi = psi_all[:, col:col + B]
-            inbag = in_bag(p, len(X_all), groups)[f * N:(f + 1) * N]
+            psi, inbag = psi_all[:, col:col + B], inbag_all[:, col:col + B]
             pred = _fold_predictions(ests[g_i], psi, inbag, tr, va, X, s, seed, priors)
             out.append((g_i, f, float(pu_score(s[va], pred.astype(np.int64)))))
             col += B

@@ -78,7 +78,6 @@ def chunk_size(m: int, maximum: int = 1 << 18) -> int:
     return int(min(maximum, max(4096, 1 << int(math.ceil(math.log2(max(m, 1)))))))
 
 
-
 def put(a, dtype=None) -> jax.Array:
     """Host array (or scalar) to :func:`pujax.devices.default_device`. ``jax.device_put`` compiles nothing, whereas
     ``jnp.asarray`` of a numpy array compiles a small program per shape and dtype. The array is committed to the
