@@ -578,24 +578,43 @@ for name, cls, kw in [("et", PUExtraTreesClassifier, dict(max_candidates=2)),
         p[k] = (m.predict(Xt), m.forest_)
     same = all(np.array_equal(getattr(p[1][1], f), getattr(p[4][1], f)) for f in p[1][1]._fields)
     out[name] = [float(np.mean(p[1][0] == p[4][0])), bool(same), int(p[1][1].n_nodes)]
-# the two-pass Extra-Trees statistics, sharded
+# rows sharded (histograms, and the two-pass Extra-Trees statistics) and whole trees per device, forced
 from pujax.trees.builder import grow_forest
 from pujax.trees.binning import fit_bins
+from pujax.trees.sharding import spread_over
+devs = tuple(jax.devices())
+assert spread_over(devs, len(s), 1 << 22) == "trees" and spread_over(devs, len(s), len(s) - 1) == "rows"
+assert spread_over(devs[:1], len(s), 1) == "one"
 binned = fit_bins(X, 256)
 n0, n1 = int((s == 0).sum()), int(s.sum())
 kw = dict(seed=3, risk="nnpu", loss="quadratic", wu=1.0 / n0, rho=PI * n0 / n1, sigma=1.0, max_features=2,
-          n_thresholds=2, mode="random", max_depth=None, min_samples_split=2, two_pass=True)
-rows = [np.arange(len(s))] * 4
-a = grow_forest(binned, s.astype(np.uint8), rows, devices=tuple(jax.devices()[:1]), **kw)
-b = grow_forest(binned, s.astype(np.uint8), rows, devices=tuple(jax.devices()), **kw)
-out["two_pass"] = [1.0, all(np.array_equal(getattr(a, f), getattr(b, f)) for f in a._fields), int(a.n_nodes)]
+          n_thresholds=2, mode="random", max_depth=None, min_samples_split=2)
+rows = [np.arange(len(s))] * 5
+import pujax.trees.builder as builder
+homes, grow_batch = [], builder.grow_batch
+def recording(data, *args):  # the devices holding each batch's training set
+    homes.append(frozenset(data.codes_t.devices()))
+    return grow_batch(data, *args)
+builder.grow_batch = recording
+for two_pass in (None, True):
+    a = grow_forest(binned, s.astype(np.uint8), rows, devices=devs[:1], two_pass=two_pass, **kw)
+    for spread in ("rows", "trees"):
+        homes.clear()
+        b = grow_forest(binned, s.astype(np.uint8), rows, devices=devs, spread=spread, two_pass=two_pass, **kw)
+        out[f"{spread}, two_pass={two_pass}"] = [
+            1.0, all(np.array_equal(getattr(a, f), getattr(b, f)) for f in a._fields), int(a.n_nodes)]
+        if spread == "rows":  # every batch over all 4 devices
+            assert set(homes) == {frozenset(devs)}, homes
+        else:  # 3 batches of <= 2 trees, each on one device, taken by 3 threads on 3 devices
+            assert all(len(h) == 1 for h in homes) and len(set(homes)) >= 2, homes
 print("RESULT " + json.dumps(out))
 """
 
 
 def test_same_forest_on_one_and_four_devices():
-    """Rows sharded over 4 (forced CPU) devices, integer histograms summed: the forest of ``devices=4`` is the
-    forest of ``devices=1`` (issue 22 asks >= 99.9 % agreement of the predictions; the counts are exact)."""
+    """On 4 (forced CPU) devices, whole trees per device (the estimators' default here) or rows sharded with the
+    integer histograms summed: the forest of ``devices=4`` is the forest of ``devices=1`` (issue 22 asks >= 99.9 %
+    agreement of the predictions; the counts are exact)."""
     import json
     import os
     import subprocess

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax.compilation import bucket_size, pad_rows, quick_jit
-from pujax.devices import padded_size
+from pujax.devices import default_device, padded_size
 from pujax.risk import node_risk
 from pujax.trees.assembly import (
     NodeStore,
@@ -62,7 +62,7 @@ from pujax.trees.kernels import (
     split_histogram,
 )
 from pujax.trees.model import Forest
-from pujax.trees.sharding import EntryPasses, entry_passes
+from pujax.trees.sharding import EntryPasses, entry_passes, first_local, run_batches, spread_over
 
 __all__ = [
     "GrowConfig", "TrainingData", "Frontier", "Routing", "Entries", "LevelState", "NodeBlock", "LevelSplits",
@@ -232,14 +232,16 @@ def training_data(binned, s: np.ndarray, cfg: GrowConfig, *, seed: int, wu: floa
     """Put the binned training set on the device (codes feature-major, flat), rows zero-padded to
     :func:`~pujax.compilation.bucket_size` so that data of a similar size runs the same programs (padding rows
     are never referenced by an entry)."""
-    passes = entry_passes(tuple(devices) if devices else tuple(jax.devices()[:1]))
+    devices = tuple(devices) if devices else (default_device(),)
     n = bucket_size(binned.codes.shape[0])
     codes, s = pad_rows(n, binned.codes, np.asarray(s, dtype=np.uint8))
-    return TrainingData(
-        codes_t=passes.replicate(np.ascontiguousarray(codes.T).reshape(-1)), n=int(n), s=passes.replicate(s),
-        bin_lo=put(binned.bin_lo[:, :cfg.n_bins]), bin_hi=put(binned.bin_hi[:, :cfg.n_bins]),
-        wu=put(wu, np.dtype(dtype)), rho=put(rho, np.dtype(dtype)), sigma=put(sigma, np.dtype(dtype)),
-        seed=put(np.uint32(seed)), passes=passes)
+    with jax.default_device(first_local(devices)):  # where the per-node kernels run
+        passes = entry_passes(devices)
+        return TrainingData(
+            codes_t=passes.replicate(np.ascontiguousarray(codes.T).reshape(-1)), n=int(n), s=passes.replicate(s),
+            bin_lo=put(binned.bin_lo[:, :cfg.n_bins]), bin_hi=put(binned.bin_hi[:, :cfg.n_bins]),
+            wu=put(wu, np.dtype(dtype)), rho=put(rho, np.dtype(dtype)), sigma=put(sigma, np.dtype(dtype)),
+            seed=put(np.uint32(seed)), passes=passes)
 
 
 # ------------------------------------------------------------------------------------------------ steps
@@ -497,7 +499,7 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
                 sigma: float, max_features: int, n_thresholds: int, mode: str, max_depth: int | None,
                 min_samples_split: int, max_work: int = 1 << 22, hist_budget: int = 1 << 25, bar=None,
                 dtype=jnp.float32, n_threads: int = 1, two_pass: bool | None = None, center=None,
-                scale=None, devices: tuple | None = None) -> Forest:
+                scale=None, devices: tuple | None = None, spread: str | None = None) -> Forest:
     """Grow ``len(tree_rows)`` trees and return them as one :class:`~pujax.trees.model.Forest`.
 
     Parameters
@@ -527,16 +529,18 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
     dtype : numpy dtype, default=float32
         Float type of the node statistics.
     n_threads : int, default=1
-        Tree batches grown concurrently in host threads on one device (XLA releases the GIL while it runs); on
-        several devices the batches run one after the other, each over all devices.
+        Tree batches grown concurrently in host threads (XLA releases the GIL while it runs), spread over the
+        devices (at least one thread per device); with rows sharded, one batch at a time over all devices.
     two_pass : bool or None
         Extra-Trees statistics from (min, max) + left-count passes instead of histograms (None: chosen per level,
         histograms unless they would be much larger than the entries).
     center, scale : ndarray or None
         The standardisation the binned matrix was made with, stored in the forest (None: 0 and 1).
     devices : tuple of jax.Device or None
-        None: the default device; on several, the entries of every level are sharded over them and the integer
-        histograms summed (:mod:`pujax.trees.sharding`): the same forest.
+        None: the default device. On several, whole tree batches per device or the entries of every level sharded
+        over them with the integer histograms summed (:mod:`pujax.trees.sharding`): the same forest either way.
+    spread : {"trees", "rows"} or None
+        How several devices share the work (None: :func:`~pujax.trees.sharding.spread_over` chooses).
 
     Returns
     -------
@@ -546,30 +550,27 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
     n_trees = len(tree_rows)
     sizes = np.array([len(r) for r in tree_rows], dtype=np.int64)
     max_c1 = max(int(s[np.asarray(r)].sum()) for r in tree_rows) if n_trees else 0
+    max_rows = int(sizes.max()) if n_trees else 0
     cfg = grow_config(binned, max_features=max_features, n_thresholds=n_thresholds, mode=mode, risk=risk,
                       loss=loss, max_depth=max_depth, min_samples_split=min_samples_split,
-                      hist_budget=hist_budget, two_pass=two_pass, max_rows=int(sizes.max()) if n_trees else 0,
-                      max_c1=max_c1)
-    data = training_data(binned, s, cfg, seed=seed, wu=wu, rho=rho, sigma=sigma, dtype=dtype, devices=devices)
-    batch = max(1, min(n_trees, max_work // max(int(sizes.max()), 1)))
-    n_threads = max(1, int(n_threads)) if data.passes.n_devices == 1 else 1
-    if n_threads > 1:
-        batch = max(1, min(batch, -(-n_trees // n_threads)))
-    starts = list(range(0, n_trees, batch))
+                      hist_budget=hist_budget, two_pass=two_pass, max_rows=max_rows, max_c1=max_c1)
+    devices = tuple(devices) if devices else (default_device(),)
+    spread = spread_over(devices, max_rows, max_work) if spread is None else spread
+    homes = (first_local(devices),) if spread == "rows" else devices  # where the per-node kernels of a batch run
+    data = {home: training_data(binned, s, cfg, seed=seed, wu=wu, rho=rho, sigma=sigma, dtype=dtype,
+                                devices=devices if spread == "rows" else (home,)) for home in homes}
+    n_workers = 1 if spread == "rows" else max(1, int(n_threads), len(homes))
+    batch = max(1, min(n_trees, max_work // max(max_rows, 1)))
+    if n_workers > 1:
+        batch = max(1, min(batch, -(-n_trees // n_workers)))
 
-    def run(t0):
+    def grow(t0, home):
         t1 = min(n_trees, t0 + batch)
-        out = grow_batch(data, s, tree_rows[t0:t1], t0, d, cfg)
+        out = grow_batch(data[home], s, tree_rows[t0:t1], t0, d, cfg)
         if bar is not None:
             bar.update(t1 - t0)
         return out
 
-    if n_threads > 1 and len(starts) > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=min(n_threads, len(starts))) as pool:
-            parts = list(pool.map(run, starts))
-    else:
-        parts = [run(t0) for t0 in starts]
+    parts = run_batches(grow, range(0, n_trees, batch), homes, n_workers)
     return assemble_forest(parts, binned, n_trees, wu, rho, sigma, np.zeros(d) if center is None else center,
                            np.ones(d) if scale is None else scale)

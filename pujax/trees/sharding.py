@@ -1,15 +1,25 @@
-"""Where the tree builder's passes over the training entries run: one device, or rows sharded over a device mesh.
+"""Where the tree builder's work runs: one device, trees spread over several, or rows sharded over a device mesh.
 
-On a mesh (:func:`pujax.devices.device_mesh`, axis :data:`~pujax.devices.AXIS`) every chunk of entries ``(row,
-node)`` is split over the devices; each device routes its entries and accumulates its own per-(node, feature, bin)
-counts with ``shard_map``, and one reduction over the device axis per level (an all-reduce: a sum of the counts, a
-maximum for the (min, max) pass) gives the level's statistics. They are integers, so the reduction is exact and a
-forest grown on any number of devices is the forest grown on one. Per-node kernels then run on the first device
-of the mesh, as on a single device.
+Several devices share a forest in one of two ways (:func:`spread_over`):
+
+* ``"trees"`` (every device belongs to this process and the largest tree's entries fit one tree batch): each device
+  holds a copy of the binned training set and grows whole tree batches on its own (:func:`run_batches`: host
+  threads, each bound to a device with :func:`jax.default_device`, take the next batch), with no communication
+  between the devices.
+* ``"rows"`` (a mesh over several processes, or trees with more rows than a batch may hold): every chunk of entries
+  ``(row, node)`` is split over the devices; each device routes its entries and accumulates its own
+  per-(node, feature, bin) counts with ``shard_map``, and one reduction over the device axis per level (an
+  all-reduce: a sum of the counts, a maximum for the (min, max) pass) gives the level's statistics. Per-node
+  kernels then run on the first device of the mesh, as on a single device. Each device holds its share of the
+  rows.
+
+A tree's random draws depend on its index only and the level statistics are integers (the reduction is exact), so
+either way the forest grown on any number of devices is the forest grown on one.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
 from typing import NamedTuple
 
@@ -24,7 +34,7 @@ from pujax.devices import AXIS, default_device, device_mesh, to_host
 from pujax.trees import kernels
 from pujax.trees.assembly import put, zeros
 
-__all__ = ["EntryPasses", "entry_passes"]
+__all__ = ["EntryPasses", "entry_passes", "spread_over", "first_local", "run_batches"]
 
 
 class EntryPasses(NamedTuple):
@@ -50,19 +60,13 @@ def _identity(a):
 
 
 def entry_passes(devices: tuple) -> EntryPasses:
-    """The entry passes for ``devices`` (a tuple of :class:`jax.Device`, see :func:`pujax.devices.resolve_devices`)."""
+    """The entry passes for ``devices`` (a tuple of :class:`jax.Device`, see :func:`pujax.devices.resolve_devices`);
+    one device must be the default device (:func:`pujax.devices.default_device`), where the passes then run."""
     if len(devices) == 1:
-        if devices[0] == default_device():
-            return EntryPasses(kernels.route_and_histogram, kernels.route_and_range, kernels.left_counts,
-                               kernels.route, kernels.histogram, zeros, _identity, _identity, put, put, np.asarray, 1)
-        dev = devices[0]
-
-        def put_on(a):
-            return jax.device_put(np.asarray(a), dev)
-
+        if devices[0] != default_device():
+            raise ValueError(f"entry passes on {devices[0]} must run under jax.default_device({devices[0]}).")
         return EntryPasses(kernels.route_and_histogram, kernels.route_and_range, kernels.left_counts,
-                           kernels.route, kernels.histogram, partial(zeros, device=dev),
-                           _identity, _identity, put_on, put_on, np.asarray, 1)
+                           kernels.route, kernels.histogram, zeros, _identity, _identity, put, put, np.asarray, 1)
     return _mesh_passes(tuple(devices))
 
 
@@ -145,3 +149,46 @@ def _mesh_finish(mesh, reduce):
         return total(acc).addressable_data(0)  # this process's first device of the mesh
 
     return finish
+
+
+def spread_over(devices: tuple, max_rows: int, max_work: int) -> str:
+    """How ``devices`` share a forest whose largest tree has ``max_rows`` entries, with at most ``max_work`` entries
+    per tree batch: ``"one"`` device, whole ``"trees"`` per device, or ``"rows"`` sharded (see the module
+    docstring)."""
+    if len(devices) <= 1:
+        return "one"
+    local = all(dev.process_index == jax.process_index() for dev in devices)
+    return "trees" if local and max_rows <= max_work else "rows"
+
+
+def first_local(devices: tuple) -> jax.Device:
+    """The first of ``devices`` that this process drives: where the per-node kernels run (on a mesh, where the
+    summed level statistics land)."""
+    return next(dev for dev in devices if dev.process_index == jax.process_index())
+
+
+def run_batches(grow: Callable, starts: Sequence[int], homes: Sequence, n_workers: int) -> list:
+    """``[grow(t0, home) for t0 in starts]`` with ``n_workers`` host threads (XLA releases the GIL while it runs);
+    worker ``w`` runs under ``jax.default_device(homes[w % len(homes)])`` and takes the next
+    batch start as soon as it is free. Results come back in the order of ``starts``."""
+    n_workers = max(1, min(int(n_workers), len(starts)))
+    if n_workers == 1:
+        with jax.default_device(homes[0]):
+            return [grow(t0, homes[0]) for t0 in starts]
+    from concurrent.futures import ThreadPoolExecutor
+
+    todo, lock, out = iter(starts), threading.Lock(), {}
+
+    def worker(w):
+        home = homes[w % len(homes)]
+        with jax.default_device(home):
+            while True:
+                with lock:
+                    t0 = next(todo, None)
+                if t0 is None:
+                    return
+                out[t0] = grow(t0, home)
+
+    with ThreadPoolExecutor(max_workers=n_workers) as pool:
+        list(pool.map(worker, range(n_workers)))
+    return [out[t0] for t0 in starts]
