@@ -19,13 +19,18 @@ if TYPE_CHECKING:
 __all__ = ["standardization", "standardize", "StandardizedInputMixin", "duplicate_groups"]
 
 
-_BLOCK_ROWS = 1 << 16  # rows converted to float64 at a time: memory beyond X stays O(block x features)
+_BLOCK_VALUES = 1 << 17  # values converted to float64 at a time (1 MiB): the temporaries stay in the CPU cache
+
+
+def _block_rows(X) -> int:
+    return max(1, _BLOCK_VALUES // max(1, int(np.prod(X.shape[1:]))))
 
 
 def _blocks(X):
-    """``X`` in float64 blocks of at most :data:`_BLOCK_ROWS` rows, with the start of each block."""
-    for a in range(0, X.shape[0], _BLOCK_ROWS):
-        yield a, np.asarray(X[a:a + _BLOCK_ROWS], dtype=np.float64)
+    """``X`` in float64 blocks of about :data:`_BLOCK_VALUES` values (whole rows), with the start of each block."""
+    rows = _block_rows(X)
+    for a in range(0, X.shape[0], rows):
+        yield a, np.asarray(X[a:a + rows], dtype=np.float64)
 
 
 def _small_integers(X: np.ndarray) -> np.ndarray:
@@ -116,9 +121,14 @@ def standardize(X: ArrayLike, center: ArrayLike, scale: ArrayLike, *, clip: floa
     X = np.asarray(X)
     center, scale = np.asarray(center, np.float64), np.asarray(scale, np.float64)
     Z = np.empty(X.shape, dtype=dtype)
-    for a, xb in _blocks(X):  # float64 arithmetic a block at a time
-        zb = (xb - center) / scale
-        Z[a:a + len(xb)] = zb if clip is None else np.clip(zb, -clip, clip)
+    buf = np.empty((min(_block_rows(X), X.shape[0]),) + X.shape[1:])
+    for a, xb in _blocks(X):  # float64 arithmetic a block at a time, in one cache-sized buffer
+        zb = buf[:len(xb)]
+        np.subtract(xb, center, out=zb)
+        np.divide(zb, scale, out=zb)
+        if clip is not None:
+            np.clip(zb, -clip, clip, out=zb)
+        Z[a:a + len(xb)] = zb
     return Z
 
 
@@ -149,8 +159,8 @@ def duplicate_groups(X: ArrayLike, max_group: int | None = None) -> np.ndarray:
     on the values (the groups of ``a * X + b`` are those of ``X``). With ``max_group``, the rows of a group larger
     than that each get an id of their own, numbered after the other groups' ids in row order.
 
-    Rows are compared as byte strings (one ``np.unique`` over a void view of the rows), many times faster than
-    ``np.unique(X, axis=0)``.
+    Rows are compared as byte strings (:func:`_distinct_rows`: a 64-bit hash per row, then an exact comparison of
+    every row with the first row of its hash group), many times faster than ``np.unique(X, axis=0)``.
 
     Examples
     --------
@@ -164,12 +174,10 @@ def duplicate_groups(X: ArrayLike, max_group: int | None = None) -> np.ndarray:
         return np.zeros(0, np.int64)
     if np.issubdtype(X.dtype, np.floating):
         X = X + X.dtype.type(0.0)  # -0.0 + 0.0 = 0.0: equal values, equal bytes
-    Xc = np.ascontiguousarray(X)
-    view = Xc.view(np.dtype((np.void, Xc.dtype.itemsize * Xc.shape[1]))).ravel()
-    _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
+    first, inverse = _distinct_rows(np.ascontiguousarray(X))
     rank = np.empty(first.size, np.int64)
     rank[np.argsort(first)] = np.arange(first.size)
-    inverse = rank[inverse.ravel()]
+    inverse = rank[inverse]
     if max_group is None:
         return inverse
     big = np.bincount(inverse)[inverse] > max_group
@@ -178,3 +186,40 @@ def duplicate_groups(X: ArrayLike, max_group: int | None = None) -> np.ndarray:
     ids = inverse.copy()
     ids[big] = inverse.max() + 1 + np.arange(int(big.sum()))
     return np.unique(ids, return_inverse=True)[1].ravel()
+
+
+_HASH_BLOCK = 4096  # rows hashed / compared at a time (temporaries of O(block x row bytes))
+
+
+def _hash_multipliers(m: int) -> np.ndarray:
+    """``m`` fixed random odd uint64 multipliers of the row hash of :func:`_distinct_rows`."""
+    return np.random.default_rng(0).integers(0, 1 << 62, m, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
+
+def _distinct_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)`` of the distinct rows of a C-contiguous 2-D array, compared as bytes: ``first[g]`` is a
+    row of group ``g`` and ``A[first[inverse]]`` equals ``A`` byte for byte (groups in no particular order).
+
+    Each row's bytes, as 32-bit words ``u``, are hashed to ``sum_k a_k u_k mod 2**64`` (fixed random odd ``a_k``)
+    and grouped by ``np.unique`` over the hashes; every row is then compared with its group's row, and on any
+    mismatch (a hash collision) the rows are grouped by ``np.unique`` over their bytes instead, so the result is
+    exact either way. About 5 times faster than ``np.unique`` over a void view of wide rows (83,000 x 191 float32:
+    0.03 s)."""
+    n = A.shape[0]
+    b = A.view(np.uint8).reshape(n, -1)
+    if b.shape[1] % 4:
+        b = np.concatenate([b, np.zeros((n, 4 - b.shape[1] % 4), np.uint8)], axis=1)
+    words = np.ascontiguousarray(b).view(np.uint32)
+    mult = _hash_multipliers(words.shape[1])
+    h = np.empty(n, np.uint64)
+    for i in range(0, n, _HASH_BLOCK):
+        h[i:i + _HASH_BLOCK] = words[i:i + _HASH_BLOCK] @ mult  # uint64 arithmetic wraps modulo 2**64
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    rep = first[inverse]
+    for i in range(0, n, _HASH_BLOCK):
+        if not np.array_equal(words[i:i + _HASH_BLOCK], words[rep[i:i + _HASH_BLOCK]]):
+            view = np.ascontiguousarray(b).view(np.dtype((np.void, b.shape[1]))).ravel()
+            _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
+            return first, inverse.reshape(-1)
+    return first, inverse

@@ -649,3 +649,63 @@ def test_decision_stump_equals_scikit_learns_depth_one_tree(case):
         np.testing.assert_array_equal(ours.predict(Z), ref.predict(Z))
     np.testing.assert_array_equal(ours.feature_importances_, ref.feature_importances_)
 
+
+
+_DEVICES_SCRIPT = r"""
+import json
+import numpy as np
+import jax
+from pujax import AdaPUClassifier
+from pujax.boosting import adapu_candidates, adapu_fit
+from pujax.boosting.adapu import shard_candidates
+from pujax.devices import device_mesh, shard_rows
+assert len(jax.devices()) == 4
+r = np.random.default_rng(0)
+y = (r.random(400) < 0.4).astype(int)
+X = (r.normal(size=(400, 5)) + 1.5 * y[:, None] * (np.arange(5) < 3)).astype(np.float32)
+X[:, 4] = np.round(X[:, 4])  # a rank-coded feature beside the float ones
+s = ((y == 1) & (r.random(400) < 0.5)).astype(int)
+out = {}
+for kw in (dict(), dict(verbose=True), dict(learning_rate="auto", n_estimators=6)):
+    fits = [AdaPUClassifier(**{"n_estimators": 20, "learning_rate": 0.5, "prior": 0.4, "random_state": 0, **kw},
+                            devices=k).fit(X, s) for k in (1, 4)]
+    out[str(sorted(kw))] = [bool(np.array_equal(fits[0].features_, fits[1].features_)),
+                            float(np.max(np.abs(fits[0].decision_function(X) - fits[1].decision_function(X))))]
+mesh = device_mesh(4)
+cands = adapu_candidates(X)
+w = np.ones(400, np.float32)
+one = adapu_fit(jax.random.key(3), X, s, 0.4, 0.5, cands, w, n_estimators=15)
+four = adapu_fit(jax.random.key(3), *shard_rows(mesh, X, s), 0.4, 0.5, shard_candidates(mesh, cands),
+                 shard_rows(mesh, w), n_estimators=15, mesh=mesh)
+out["adapu_fit"] = [bool(np.array_equal(one.feature, four.feature)),
+                    float(np.max(np.abs(np.asarray(one.alpha) - np.asarray(four.alpha))))]
+try:
+    adapu_fit(jax.random.key(3), X, s, 0.4, 0.5, None, w, n_estimators=15, mesh=mesh)
+    out["refused"] = False
+except ValueError as e:
+    out["refused"] = "candidates" in str(e)
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_same_model_on_one_and_four_devices():
+    """Rows sharded over 4 (forced CPU) devices: one fit (a shard_map with a psum of the per-candidate sums per
+    round), the progress-bar path and learning_rate="auto" (XLA's partitioning) pick the same stumps as on one
+    device, with the same decision values up to float summation order; adapu_fit(mesh=) without candidates is
+    refused with an error that says what to pass."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu",
+               PYTHONPATH=os.path.dirname(here) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _DEVICES_SCRIPT], env=env, capture_output=True, text=True,
+                          timeout=600)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and line, proc.stderr[-3000:]
+    out = json.loads(line[-1][7:])
+    assert out.pop("refused") is True
+    for name, (same, gap) in out.items():
+        assert same and gap < 1e-4, (name, same, gap)

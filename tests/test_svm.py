@@ -453,6 +453,26 @@ def test_duplicate_groups_and_grouped_in_bag_match_brute_force():
     np.testing.assert_array_equal(in_bag(p, len(X)), plain)
 
 
+@pytest.mark.parametrize("collide", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8])
+def test_duplicate_groups_equal_numpy_unique_rows(dtype, collide, monkeypatch):
+    """Groups of identical rows equal ``np.unique(X, axis=0)``'s, numbered by first occurrence, for rows whose byte
+    width is or is not a multiple of 4, also when every row hashes alike (zero multipliers: each row is compared
+    with its hash group's first row, the mismatch sends all rows to the exact byte grouping)."""
+    import pujax.preprocessing as pre
+
+    if collide:
+        monkeypatch.setattr(pre, "_hash_multipliers", lambda m: np.zeros(m, np.uint64))
+    rng = np.random.default_rng(3)
+    for d in (1, 3, 7):
+        X = rng.integers(0, 3, (400, d)).astype(dtype)  # many repeats
+        _, inv = np.unique(X, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        first = {}
+        ref = np.array([first.setdefault(g, len(first)) for g in inv])  # renumbered by first occurrence
+        np.testing.assert_array_equal(pre.duplicate_groups(X), ref)
+
+
 @pytest.mark.parametrize("max_rows", [None, 37])
 def test_prior_threshold_matches_numpy_rederivation(max_rows, monkeypatch):
     """Case-control data (the labeled rows are copies of unlabeled ones): T of eq. 6 re-derived by brute force --

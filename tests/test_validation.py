@@ -235,7 +235,7 @@ def test_standardization_in_row_blocks_equals_the_whole_array(monkeypatch):
     blocks they equal numpy's float64 mean / std / average over the whole array, and the transform is exact."""
     import pujax.preprocessing as pre
 
-    monkeypatch.setattr(pre, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr(pre, "_BLOCK_VALUES", 28)  # blocks of 7 rows of 4 features
     r = np.random.default_rng(0)
     X = (r.normal(size=(100, 4)) * [1.0, 1e-3, 5.0, 0.0] + [1e7, 0.0, -3.0, 2.0]).astype(np.float32)
     X[:, 1] = np.round(X[:, 1] * 1e3)  # small integers

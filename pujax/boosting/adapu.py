@@ -38,8 +38,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.sharding import Mesh, PartitionSpec
 
 from pujax.boosting.stumps import (
+    CodedFeatures,
     coded_weight_sums,
     draw_thresholds,
     encode_features,
@@ -52,8 +54,9 @@ from pujax.boosting.stumps import (
     threshold_bounds,
 )
 from pujax.compilation import quick_jit
-from pujax.devices import to_host
+from pujax.devices import AXIS, replicate, shard_rows, to_host
 from pujax.linalg import matmul
+from pujax.preprocessing import duplicate_groups
 from pujax.progress import progress
 from pujax.validation import host_rng
 
@@ -70,6 +73,7 @@ __all__ = [
     "deduplicate",
     "adapu_fit",
     "adapu_fit_many",
+    "shard_candidates",
     "adapu_decision_function",
     "adapu_staged_decision_function",
     "LEARNING_RATES",
@@ -115,19 +119,26 @@ def _check_static(n_thresholds, threshold_range, normalization):
         raise ValueError(f'normalization={normalization!r} is not valid; choose one of {list(_NORMALIZATIONS)}.')
 
 
-def adapu_init(X: ArrayLike, s: ArrayLike, prior: float, sample_weight: ArrayLike | None = None) -> AdaPUState:
+def _psum(x, axis_name):
+    """Sum over the devices of a ``shard_map`` axis (``axis_name=None``: outside one, ``x`` itself)."""
+    return x if axis_name is None else lax.psum(x, axis_name)
+
+
+def adapu_init(X: ArrayLike, s: ArrayLike, prior: float, sample_weight: ArrayLike | None = None, *,
+               axis_name: str | None = None) -> AdaPUState:
     """Initial weights of eq. (7) as an :class:`AdaPUState`: ``W[i] = (s_i π/n_p, (1-s_i)/n_u, s_i π/n_p)``.
 
     With ``sample_weight`` ``c_i`` the empirical means become weighted means: ``W[i]`` is multiplied by ``c_i``
     and ``n_p = Σ c_i s_i``, ``n_u = Σ c_i (1 - s_i)`` (so ``c_i`` = multiplicity of a duplicated row is exact).
+    ``axis_name``: inside a ``shard_map`` over rows, the axis whose devices' sums make ``n_p`` and ``n_u``.
     """
     X = jnp.asarray(X)
     dtype = X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32
     sf = jnp.asarray(s).astype(dtype)
     c = jnp.ones_like(sf) if sample_weight is None else jnp.asarray(sample_weight).astype(dtype)
     tiny = jnp.finfo(dtype).tiny
-    n_p = jnp.maximum(jnp.sum(c * sf), tiny)
-    n_u = jnp.maximum(jnp.sum(c * (1.0 - sf)), tiny)
+    n_p = jnp.maximum(_psum(jnp.sum(c * sf), axis_name), tiny)
+    n_u = jnp.maximum(_psum(jnp.sum(c * (1.0 - sf)), axis_name), tiny)
     prior = jnp.asarray(prior, dtype)
     wp = c * sf * (prior / n_p)
     W = jnp.stack([wp, c * (1.0 - sf) / n_u, wp], axis=1)
@@ -136,25 +147,19 @@ def adapu_init(X: ArrayLike, s: ArrayLike, prior: float, sample_weight: ArrayLik
 
 def deduplicate(X: ArrayLike, s: ArrayLike,
                 sample_weight: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Merge identical ``(x, s)`` rows into one row whose weight is the summed weight (host-side numpy).
+    """Merge identical ``(x, s)`` rows (:func:`pujax.preprocessing.duplicate_groups`; ``-0.0`` equals ``0.0``) into
+    one row whose weight is the summed weight (host-side numpy).
 
     Ada-PU's weights depend on a row only through ``x`` and ``s`` (eqs. 7, 12), so fitting the unique rows with
     their multiplicities as ``sample_weight`` is exact and saves the work on repeated rows (40 % of the UNSW-NB15
     training rows are repeats).  Returns ``(X_unique, s_unique, weight)`` in first-occurrence order.
     """
-    X = np.ascontiguousarray(X)
+    X = np.asarray(X)
     s = np.asarray(s)
     w = np.ones(X.shape[0], X.dtype) if sample_weight is None else np.asarray(sample_weight, X.dtype)
-    key = np.ascontiguousarray(np.concatenate([X, s[:, None].astype(X.dtype)], axis=1))
-    rows = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    order = np.argsort(first, kind="stable")  # keep first-occurrence order
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    weight = np.zeros(order.size, np.float64)
-    np.add.at(weight, rank[inverse], w)
-    keep = first[order]
+    group = duplicate_groups(np.concatenate([X, s[:, None].astype(X.dtype)], axis=1))  # first-occurrence order
+    keep = np.unique(group, return_index=True)[1]
+    weight = np.bincount(group, weights=w.astype(np.float64), minlength=keep.size)
     return X[keep], s[keep], weight.astype(X.dtype)
 
 
@@ -202,12 +207,16 @@ def _candidates_jit(X, n_thresholds, threshold_range):
 
 def adapu_rounds(state: AdaPUState, keys: jax.Array, X: ArrayLike, prior: float, learning_rate: float = 1.0, *,
                  n_thresholds: int = 1, threshold_range: str = "paper", normalization: str = "total",
-                 candidates: tuple | None = None) -> tuple[AdaPUState, AdaPUModel]:
+                 candidates: tuple | None = None, axis_name: str | None = None) -> tuple[AdaPUState, AdaPUModel]:
     """Run ``len(keys)`` Ada-PU rounds from ``state`` with one ``lax.scan``; return ``(state, AdaPUModel)``.
 
     ``keys``: one PRNG key per round (used for the random thresholds).  ``candidates``: the output of the per-fit
     precomputation (computed here when ``None``); pass it when the rounds are run in several chunks.
+    ``axis_name``: inside a ``shard_map`` over rows (random thresholds only), the axis over which the weight masses
+    and the per-candidate sums of eq. (8) are summed (:func:`adapu_fit` with ``mesh``).
     """
+    if axis_name is not None and n_thresholds == "all":
+        raise ValueError('n_thresholds="all" needs every row on each device (sorted prefix sums); use an int.')
     if isinstance(normalization, str):
         _check_static(n_thresholds, threshold_range, normalization)
         per_set = normalization == "per_set"
@@ -228,7 +237,7 @@ def adapu_rounds(state: AdaPUState, keys: jax.Array, X: ArrayLike, prior: float,
 
     def one_round(carry, key):
         W, stopped = carry
-        totals = jnp.sum(W, axis=0)
+        totals = _psum(jnp.sum(W, axis=0), axis_name)
         Z = totals[0] + totals[1] - totals[2]
         stop = stopped | ~(Z > 0)
         if n_thresholds == "all":
@@ -238,6 +247,7 @@ def adapu_rounds(state: AdaPUState, keys: jax.Array, X: ArrayLike, prior: float,
             coded, fmin, fmax, lo, hi = candidates
             thr = draw_thresholds(key, fmin, fmax, lo, hi, int(n_thresholds))
             S = masked_weight_sums(X, W, thr) if coded is None else coded_weight_sums(coded, W, thr)
+            S = _psum(S, axis_name)
             cand_ok = jnp.ones(thr.shape, bool)
         E, eps_t, nn_t = stump_errors(S, totals, prior, "total")
         _, eps_s, nn_s = stump_errors(S, totals, prior, "per_set")
@@ -256,7 +266,7 @@ def adapu_rounds(state: AdaPUState, keys: jax.Array, X: ArrayLike, prior: float,
         direction = jnp.where(di == 0, 1.0, -1.0).astype(dtype)
         h = stump_predict(X, f, theta, direction)
         W = W * jnp.exp(alpha * h[:, None] * sign[None, :])
-        W = W / jnp.maximum(jnp.sum(W), jnp.finfo(dtype).tiny)
+        W = W / jnp.maximum(_psum(jnp.sum(W), axis_name), jnp.finfo(dtype).tiny)
         out = AdaPUModel(
             feature=jnp.where(found, f, -1).astype(jnp.int32),
             threshold=jnp.where(found, theta, 0.0).astype(dtype),
@@ -272,22 +282,55 @@ def adapu_rounds(state: AdaPUState, keys: jax.Array, X: ArrayLike, prior: float,
     return state, model
 
 
-@functools.partial(quick_jit, static_argnames=("n_estimators", "n_thresholds", "threshold_range"))
-def _fit_jit(key, X, s, prior, learning_rate, per_set, candidates, sample_weight, *, n_estimators, n_thresholds,
-             threshold_range):
+def _fit_body(key, X, s, prior, learning_rate, per_set, candidates, sample_weight, *, n_estimators, n_thresholds,
+              threshold_range, axis_name=None):
     X = jnp.asarray(X)
     if not jnp.issubdtype(X.dtype, jnp.floating):
         X = X.astype(jnp.float32)
-    state = adapu_init(X, s, prior, sample_weight)
+    state = adapu_init(X, s, prior, sample_weight, axis_name=axis_name)
     keys = jax.random.split(key, n_estimators)
     _, model = adapu_rounds(state, keys, X, prior, learning_rate, n_thresholds=n_thresholds,
-                            threshold_range=threshold_range, normalization=per_set, candidates=candidates)
+                            threshold_range=threshold_range, normalization=per_set, candidates=candidates,
+                            axis_name=axis_name)
     return model
+
+
+@functools.partial(quick_jit, static_argnames=("n_estimators", "n_thresholds", "threshold_range", "mesh"))
+def _fit_jit(key, X, s, prior, learning_rate, per_set, candidates, sample_weight, *, n_estimators, n_thresholds,
+             threshold_range, mesh=None):
+    static = dict(n_estimators=n_estimators, n_thresholds=n_thresholds, threshold_range=threshold_range)
+    args = (key, X, s, prior, learning_rate, per_set, candidates, sample_weight)
+    if mesh is None:
+        return _fit_body(*args, **static)
+    rows, rep = PartitionSpec(AXIS), PartitionSpec()
+    specs = (rep, rows, rows, rep, rep, rep, _candidate_specs(candidates), rows)
+    body = functools.partial(_fit_body, axis_name=AXIS, **static)
+    return jax.shard_map(body, mesh=mesh, in_specs=specs, out_specs=rep, check_vma=False)(*args)
+
+
+def _candidate_specs(candidates):
+    """``shard_map`` specs of random-threshold candidates: the rank codes split by rows, the rest replicated."""
+    coded, *rest = candidates
+    rep = PartitionSpec()
+    return (CodedFeatures(tuple(PartitionSpec(AXIS) for _ in coded.codes),
+                          tuple(None if v is None else rep for v in coded.values), tuple(rep for _ in coded.index)),
+            *(rep for _ in rest))
+
+
+def shard_candidates(mesh: Mesh, candidates: tuple) -> tuple:
+    """Place random-threshold :func:`adapu_candidates` for :func:`adapu_fit` with ``mesh``: the rank codes split
+    by rows over the mesh (:func:`pujax.devices.shard_rows`), the rest replicated."""
+    coded, *rest = candidates
+    codes = tuple(shard_rows(mesh, np.asarray(c)) for c in coded.codes)
+    values = tuple(None if v is None else replicate(mesh, np.asarray(v)) for v in coded.values)
+    index = tuple(replicate(mesh, np.asarray(i)) for i in coded.index)
+    return (CodedFeatures(codes, values, index), *(replicate(mesh, np.asarray(a)) for a in rest))
 
 
 def adapu_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning_rate: float = 1.0,
               candidates: tuple | None = None, sample_weight: ArrayLike | None = None, *, n_estimators: int = 100,
-              n_thresholds: int = 1, threshold_range: str = "paper", normalization: str = "total") -> AdaPUModel:
+              n_thresholds: int = 1, threshold_range: str = "paper", normalization: str = "total",
+              mesh: Mesh | None = None) -> AdaPUModel:
     """Fit Ada-PU on ``(X, s)`` (``s``: 1 = labeled positive, 0 = unlabeled) with class prior ``prior``.
 
     Pure and jit-compiled (``n_estimators``, ``n_thresholds`` and, without ``candidates``, ``threshold_range`` are
@@ -296,18 +339,24 @@ def adapu_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning
     ``candidates``: :func:`adapu_candidates` of ``X`` (computed in-jit when ``None``, which is slow on CPU for
     large ``X`` with ``threshold_range="extended"`` or ``n_thresholds="all"`` because it sorts with XLA).
     ``sample_weight``: optional non-negative row weights (weighted means in eq. 7; see :func:`adapu_init`).
-    Returns an :class:`AdaPUModel` with ``n_estimators`` rounds.
+    ``mesh`` (random thresholds with ``candidates``): ``X``, ``s`` and ``sample_weight`` are sharded by rows over
+    the mesh (:func:`pujax.devices.shard_rows`) and ``candidates`` placed by :func:`shard_candidates`; each device
+    sums its rows' weights per candidate and one ``psum`` per round adds them (the same model as on one device up
+    to float summation order). Returns an :class:`AdaPUModel` with ``n_estimators`` rounds.
     """
     _check_static(n_thresholds, threshold_range, normalization)
     n_estimators = int(n_estimators)
     if n_estimators < 1:
         raise ValueError(f"n_estimators={n_estimators} must be >= 1.")
+    if mesh is not None and (candidates is None or n_thresholds == "all"):
+        raise ValueError('adapu_fit with mesh needs candidates= (adapu_candidates, shard_candidates) and an int '
+                         'n_thresholds.')
     if candidates is not None:
         threshold_range = "paper"  # only used to build candidates in-jit; keeps one compilation per shape
     if sample_weight is None:  # an explicit array either way: one compilation with or without weights
         sample_weight = np.ones(np.shape(s)[0], jax.dtypes.canonicalize_dtype(np.float64))
     return _fit_jit(key, X, s, prior, learning_rate, normalization == "per_set", candidates, sample_weight,
-                    n_estimators=n_estimators, n_thresholds=n_thresholds, threshold_range=threshold_range)
+                    n_estimators=n_estimators, n_thresholds=n_thresholds, threshold_range=threshold_range, mesh=mesh)
 
 
 def adapu_fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning_rate: float = 1.0,

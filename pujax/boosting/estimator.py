@@ -25,6 +25,7 @@ from pujax.boosting.adapu import (
     adapu_init,
     adapu_staged_decision_function,
     deduplicate,
+    shard_candidates,
 )
 from pujax.boosting.decision_stump import StumpModel, stump_fit, stump_proba
 from pujax.compilation import bucket_size, pad_rows, rows_in_bucket
@@ -191,16 +192,21 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         Xd, sd, wd = pad_rows(padded_size(bucket_size(Xd.shape[0]), mesh.size), Xd, sd, wd, fill=["first_row", 0, 0])
         static = dict(n_thresholds=k, threshold_range=self.threshold_range)
         cands = adapu_candidates(Xd, **static)
-        if mesh.size > 1:  # rows (and the row-aligned rank codes) sharded; XLA reduces the sums over devices
+        # one fit of random thresholds on several devices: a shard_map over rows with a psum of the sums per round;
+        # otherwise (progress bar, learning_rate="auto", n_thresholds="all") XLA partitions the sharded rows itself
+        plain = not self.verbose and lr != "auto" and k != "all"
+        sharded = mesh if mesh.size > 1 and plain else None
+        if mesh.size > 1:
             Xj, sj, wj = shard_rows(mesh, Xd, sd, wd)
-            cands = jax.tree_util.tree_map(lambda a: replicate(mesh, np.asarray(a)), cands)
+            cands = (shard_candidates(mesh, cands) if sharded else
+                     jax.tree_util.tree_map(lambda a: replicate(mesh, np.asarray(a)), cands))
         else:
             Xj, sj, wj = jax.device_put(Xd), jax.device_put(sd), jax.device_put(wd)
 
         def fit_one(beta, verbose):
             if not verbose:
                 return adapu_fit(key, Xj, sj, prior, beta, cands, wj, n_estimators=T,
-                                 normalization=self.normalization, **static)
+                                 normalization=self.normalization, mesh=sharded, **static)
             state = adapu_init(Xj, sj, prior, wj)
             keys = jax.random.split(key, T)
             step = max(1, -(-T // 10))
