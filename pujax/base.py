@@ -73,7 +73,7 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
     take, e.g. ``"csr"``; ``False``: dense only), ``_needs_prior`` (whether the method uses ``prior``),
     ``_fitted_schema`` (fitted attributes checked by :func:`~pujax.persistence.load_estimator`) and
     ``_expected_failed_checks`` (scikit-learn estimator checks that cannot hold for the method, with reasons) and
-    ``_input_dtype`` (the dtype ``X`` is validated to).
+    ``_input_dtype`` (the dtype ``X`` is validated to; None keeps float32 or float64 input as given).
     """
 
     _accept_sparse: bool | str | list = False

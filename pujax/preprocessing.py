@@ -133,14 +133,15 @@ def standardize(X: ArrayLike, center: ArrayLike, scale: ArrayLike, *, clip: floa
 
 
 class StandardizedInputMixin:
-    """Estimator mixin (placed before :class:`~pujax.base.PUClassifierMixin`): ``X`` is validated as float64,
-    standardised with :func:`standardization` (weighted by ``sample_weight``) and cast to float32 before the
+    """Estimator mixin (placed before :class:`~pujax.base.PUClassifierMixin`): ``X`` is validated (float32 or float64
+    kept as given, no float64 copy), standardised in float64 blocks with :func:`standardization` (weighted by
+    ``sample_weight``) and :func:`standardize`, and cast to float32 before the
     method sees it, in ``fit`` and in every method that reads ``X``; ``prior="auto"`` is estimated on the
     standardised features. The statistics are the fitted attributes ``mean_`` and ``scale_``; an estimator loaded
     without them reads ``X`` unstandardised.
     """
 
-    _input_dtype = np.float64
+    _input_dtype = None  # float32 or float64 as given: the statistics and the transform work in float64 blocks
     _fitted_schema = {"mean_": "f[n_features_in_]?", "scale_": "f[n_features_in_]?"}
 
     def _fit_input(self, X, sample_weight=None):

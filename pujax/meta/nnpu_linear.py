@@ -316,7 +316,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     """
 
     _fitted_schema = {"model_": "model:LinearPUModel", "n_iter_": "int", "objective_": "float", "C_": "float"}
-    _input_dtype = np.float64  # standardised in float64 (pujax.preprocessing), then cast to float32
+    _input_dtype = None  # float32 or float64 as given; standardised in float64 blocks (pujax.preprocessing)
     _expected_failed_checks = {
         "check_classifiers_train": "every positive of the check's data is labeled, so the unlabeled rows hold no "
                                    "positive and the estimated prior is near 0: the regularised risk is then "

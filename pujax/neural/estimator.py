@@ -55,7 +55,7 @@ class _NeuralPUBase(PUClassifierMixin, BaseEstimator):
     (storing ``variables_`` with a leading seed axis, ``n_seeds_``, ``mean_`` and ``scale_``) and its decision rule.
     """
 
-    _input_dtype = np.float64  # standardised in float64, then cast to float32
+    _input_dtype = None  # float32 or float64 as given; standardised in float64 blocks, then cast to float32
 
     def _fit_standardization(self, X):
         """Set ``mean_`` / ``scale_`` from the training rows (None without ``standardize``); return ``X`` scaled."""
