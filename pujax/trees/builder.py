@@ -404,7 +404,8 @@ def level_splits(state: LevelState, blocks: list[NodeBlock], data: TrainingData,
     else:
         chunks, outs = _best(state, blocks, route_args, data, cfg)
     N = len(state.frontier.gid)
-    res = {k: np.concatenate([np.asarray(o[k]) for o in outs])[:N] for k in outs[0]}
+    outs = jax.device_get(outs)  # one batched transfer of every block's results
+    res = {k: np.concatenate([o[k] for o in outs])[:N] for k in outs[0]}
     return chunks, LevelSplits(**{k: res[k] for k in LevelSplits._fields})
 
 
