@@ -204,8 +204,7 @@ def _distinct_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Each row's bytes, as 32-bit words ``u``, are hashed to ``sum_k a_k u_k mod 2**64`` (fixed random odd ``a_k``)
     and grouped by ``np.unique`` over the hashes; every row is then compared with its group's row, and on any
     mismatch (a hash collision) the rows are grouped by ``np.unique`` over their bytes instead, so the result is
-    exact either way. About 5 times faster than ``np.unique`` over a void view of wide rows (83,000 x 191 float32:
-    0.03 s)."""
+    exact either way (and faster than ``np.unique`` over the rows' bytes, which compares long byte strings)."""
     n = A.shape[0]
     b = A.view(np.uint8).reshape(n, -1)
     if b.shape[1] % 4:

@@ -62,7 +62,8 @@ from pujax.trees.kernels import (
     split_histogram,
 )
 from pujax.trees.model import Forest
-from pujax.trees.sharding import EntryPasses, entry_passes, first_local, run_batches, spread_over
+from pujax.trees.sharding import SPREADS, EntryPasses, entry_passes, first_local, run_batches, spread_over
+from pujax.validation import check_in
 
 __all__ = [
     "GrowConfig", "TrainingData", "Frontier", "Routing", "Entries", "LevelState", "NodeBlock", "LevelSplits",
@@ -556,7 +557,7 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
                       loss=loss, max_depth=max_depth, min_samples_split=min_samples_split,
                       hist_budget=hist_budget, two_pass=two_pass, max_rows=max_rows, max_c1=max_c1)
     devices = tuple(devices) if devices else (default_device(),)
-    spread = spread_over(devices, max_rows, max_work) if spread is None else spread
+    spread = check_in(spread, "spread", SPREADS) if spread else spread_over(devices, max_rows, max_work)
     homes = (first_local(devices),) if spread == "rows" else devices  # where the per-node kernels of a batch run
     data = {home: training_data(binned, s, cfg, seed=seed, wu=wu, rho=rho, sigma=sigma, dtype=dtype,
                                 devices=devices if spread == "rows" else (home,)) for home in homes}

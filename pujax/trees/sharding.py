@@ -34,7 +34,10 @@ from pujax.devices import AXIS, default_device, device_mesh, to_host
 from pujax.trees import kernels
 from pujax.trees.assembly import put, zeros
 
-__all__ = ["EntryPasses", "entry_passes", "spread_over", "first_local", "run_batches"]
+__all__ = ["EntryPasses", "entry_passes", "SPREADS", "spread_over", "first_local", "run_batches"]
+
+SPREADS = ("trees", "rows")
+"""The two ways several devices share a forest (see the module docstring)."""
 
 
 class EntryPasses(NamedTuple):
