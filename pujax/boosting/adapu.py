@@ -436,7 +436,7 @@ def _fold_masks(key, s, w, n_folds, X=None, n_repeats=1):
     return np.stack(masks).astype(w.dtype)
 
 
-def _select_learning_rate(key, Xj, sj, wj, Xd, sd, wd, prior, cands, per_set, T, k, verbose):
+def _select_learning_rate(key, Xj, sj, wj, Xd, sd, wd, prior, cands, per_set, T, k, verbose, mesh=None):
     r"""Repeated cross-fitted PU 0-1 risk of every β of ``LEARNING_RATES`` and the fits on all rows for every β:
     ``(risks, models)``, ``risks`` of shape ``(len(LEARNING_RATES),)``, ``models`` with a leading β axis.
 
@@ -451,14 +451,15 @@ def _select_learning_rate(key, Xj, sj, wj, Xd, sd, wd, prior, cands, per_set, T,
 
     and ``fit`` keeps ``argmin_β R̂(β)`` (ties: the smaller β).  Averaging over partitions lowers the variance
     that comes from which few labeled positives are held out.  Every (fold, β) fit and the fits on all rows run as
-    one vmapped program on the full-size arrays (:func:`_selection_fits`; one compilation for the whole ``fit``).
+    one vmapped program on the full-size arrays (:func:`_selection_fits`; one compilation for the whole ``fit``),
+    split over the devices of ``mesh`` when given (inputs replicated on them).
     """
     masks = _fold_masks(key, np.asarray(sd), np.asarray(wd), N_SELECTION_FOLDS, Xd, n_repeats=N_SELECTION_REPEATS)
     betas = np.asarray(LEARNING_RATES, np.float32)
     with progress(1, desc=f"Ada-PU: {len(LEARNING_RATES)} learning rates x {masks.shape[0]} folds",
                   verbose=verbose) as bar:
         decisions, models = _selection_fits(key, Xj, sj, prior, betas, per_set, cands, wj, masks, n_estimators=T,
-                                            n_thresholds=k)
+                                            n_thresholds=k, mesh=mesh)
         decisions = to_host(decisions)
         bar.update()
     return _fold_risks(sd, wd, masks, decisions > 0, prior).mean(axis=0), models
@@ -477,22 +478,36 @@ def _fold_risks(s, w, masks, pred, prior):
     return prior * (1.0 - pp) + pu - prior * pp
 
 
-@functools.partial(quick_jit, static_argnames=("n_estimators", "n_thresholds"))
-def _selection_fits(key, X, s, prior, betas, per_set, candidates, w, masks, *, n_estimators, n_thresholds):
+@functools.partial(quick_jit, static_argnames=("n_estimators", "n_thresholds", "mesh"))
+def _selection_fits(key, X, s, prior, betas, per_set, candidates, w, masks, *, n_estimators, n_thresholds,
+                    mesh=None):
     """Decision values ``(n_folds, len(betas), n)`` of the fits on each fold's training rows, and the models
     ``(len(betas), ...)`` fitted on all rows, for every β: one vmapped fit over all ``(n_folds + 1) len(betas)``
-    (row weights, β) pairs."""
+    (row weights, β) pairs. With ``mesh`` (inputs replicated), the pairs are split over its devices (padded with
+    copies of the last pair), each device fitting its pairs on all rows."""
     n_folds, n_betas = masks.shape[0], betas.shape[0]
     weights = jnp.concatenate([masks, jnp.ones((1,) + masks.shape[1:], masks.dtype)]) * w  # (n_folds + 1, n)
     pair_w = jnp.repeat(weights, n_betas, axis=0)
     pair_b = jnp.tile(betas, n_folds + 1)
+    n_pairs, held = pair_b.shape[0], n_folds * n_betas
 
-    def fit(beta, weights):
-        return _fit_jit(key, X, s, prior, beta, per_set, candidates, weights, n_estimators=n_estimators,
-                        n_thresholds=n_thresholds, threshold_range="paper")
+    def fits(pair_b, pair_w, key, X, s, prior, per_set, candidates):
+        def fit(beta, weights):
+            return _fit_body(key, X, s, prior, beta, per_set, candidates, weights, n_estimators=n_estimators,
+                             n_thresholds=n_thresholds, threshold_range="paper")
 
-    models = jax.vmap(fit)(pair_b, pair_w)
-    held = jax.tree_util.tree_map(lambda a: a[: n_folds * n_betas], models)
-    decisions = jax.vmap(adapu_decision_function, in_axes=(0, None))(held, X)
-    full = jax.tree_util.tree_map(lambda a: a[n_folds * n_betas:], models)
-    return decisions.reshape(n_folds, n_betas, -1), full
+        models = jax.vmap(fit)(pair_b, pair_w)
+        return models, jax.vmap(adapu_decision_function, in_axes=(0, None))(models, X)
+
+    args = (key, X, s, prior, per_set, candidates)
+    if mesh is None:
+        models, decisions = fits(pair_b, pair_w, *args)
+    else:
+        pad = -n_pairs % mesh.size
+        pair_b = jnp.concatenate([pair_b, jnp.repeat(pair_b[-1:], pad)])
+        pair_w = jnp.concatenate([pair_w, jnp.repeat(pair_w[-1:], pad, axis=0)])
+        split, rep = PartitionSpec(AXIS), PartitionSpec()
+        models, decisions = jax.shard_map(fits, mesh=mesh, in_specs=(split, split) + (rep,) * len(args),
+                                          out_specs=split, check_vma=False)(pair_b, pair_w, *args)
+    full = jax.tree_util.tree_map(lambda a: a[held:n_pairs], models)
+    return decisions[:held].reshape(n_folds, n_betas, -1), full

@@ -192,16 +192,19 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         Xd, sd, wd = pad_rows(padded_size(bucket_size(Xd.shape[0]), mesh.size), Xd, sd, wd, fill=["first_row", 0, 0])
         static = dict(n_thresholds=k, threshold_range=self.threshold_range)
         cands = adapu_candidates(Xd, **static)
-        # one fit of random thresholds on several devices: a shard_map over rows with a psum of the sums per round;
-        # otherwise (progress bar, learning_rate="auto", n_thresholds="all") XLA partitions the sharded rows itself
-        plain = not self.verbose and lr != "auto" and k != "all"
-        sharded = mesh if mesh.size > 1 and plain else None
-        if mesh.size > 1:
+        # several devices: learning_rate="auto" splits its (fold, beta) fits over them (inputs replicated); one fit
+        # of random thresholds is a shard_map over rows with a psum of the sums per round; otherwise (progress bar,
+        # n_thresholds="all") XLA partitions the sharded rows itself
+        sharded = mesh if mesh.size > 1 and lr != "auto" and not self.verbose and k != "all" else None
+        if mesh.size == 1:
+            Xj, sj, wj = jax.device_put(Xd), jax.device_put(sd), jax.device_put(wd)
+        elif lr == "auto":
+            Xj, sj, wj = replicate(mesh, Xd, sd, wd)
+            cands = jax.tree_util.tree_map(lambda a: replicate(mesh, np.asarray(a)), cands)
+        else:
             Xj, sj, wj = shard_rows(mesh, Xd, sd, wd)
             cands = (shard_candidates(mesh, cands) if sharded else
                      jax.tree_util.tree_map(lambda a: replicate(mesh, np.asarray(a)), cands))
-        else:
-            Xj, sj, wj = jax.device_put(Xd), jax.device_put(sd), jax.device_put(wd)
 
         def fit_one(beta, verbose):
             if not verbose:
@@ -222,7 +225,8 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
 
         if lr == "auto":
             risks, models = _select_learning_rate(key, Xj, sj, wj, Xd, sd, wd, prior, cands,
-                                                  self.normalization == "per_set", T, k, self.verbose)
+                                                  self.normalization == "per_set", T, k, self.verbose,
+                                                  mesh if mesh.size > 1 else None)
             best = int(np.argmin(risks))  # ties: the smaller beta (LEARNING_RATES is ascending)
             lr = LEARNING_RATES[best]
             model = jax.tree_util.tree_map(lambda a: to_host(a)[best], models)  # fitted on all rows, same program
