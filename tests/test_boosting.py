@@ -689,10 +689,10 @@ print("RESULT " + json.dumps(out))
 
 
 def test_same_model_on_one_and_four_devices():
-    """Rows sharded over 4 (forced CPU) devices: one fit (a shard_map with a psum of the per-candidate sums per
-    round), the progress-bar path and learning_rate="auto" (XLA's partitioning) pick the same stumps as on one
-    device, with the same decision values up to float summation order; adapu_fit(mesh=) without candidates is
-    refused with an error that says what to pass."""
+    """On 4 (forced CPU) devices: one fit and the progress-bar path (rows sharded, a shard_map with a psum of the
+    per-candidate sums per round) and learning_rate="auto" (the (fold, beta) fits split over the devices) pick the
+    same stumps as on one device, with the same decision values up to float summation order; adapu_fit(mesh=)
+    without candidates is refused with an error that says what to pass."""
     import json
     import os
     import subprocess

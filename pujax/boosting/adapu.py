@@ -385,10 +385,21 @@ def adapu_staged_decision_function(model: AdaPUModel, X: ArrayLike) -> jax.Array
     return jnp.cumsum(H * model.alpha.astype(H.dtype)[None, :], axis=1).T
 
 
-@functools.partial(quick_jit, static_argnames=("n_thresholds",))
-def _chunk(state, keys, X, prior, learning_rate, per_set, candidates, *, n_thresholds):
-    return adapu_rounds(state, keys, X, prior, learning_rate, n_thresholds=n_thresholds, normalization=per_set,
-                        candidates=candidates)
+@functools.partial(quick_jit, static_argnames=("n_thresholds", "mesh"))
+def _chunk(state, keys, X, prior, learning_rate, per_set, candidates, *, n_thresholds, mesh=None):
+    """Rounds ``keys`` from ``state`` (the progress-bar path); with ``mesh``, placed as for :func:`adapu_fit`."""
+    def run(state, keys, X, prior, learning_rate, per_set, candidates, axis_name=None):
+        return adapu_rounds(state, keys, X, prior, learning_rate, n_thresholds=n_thresholds, normalization=per_set,
+                            candidates=candidates, axis_name=axis_name)
+
+    args = (state, keys, X, prior, learning_rate, per_set, candidates)
+    if mesh is None:
+        return run(*args)
+    rows, rep = PartitionSpec(AXIS), PartitionSpec()
+    carry = AdaPUState(rows, rep)
+    specs = (carry, rep, rows, rep, rep, rep, _candidate_specs(candidates))
+    return jax.shard_map(functools.partial(run, axis_name=AXIS), mesh=mesh, in_specs=specs,
+                         out_specs=(carry, rep), check_vma=False)(*args)
 
 
 LEARNING_RATES = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)

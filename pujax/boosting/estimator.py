@@ -84,8 +84,9 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         Progress bar over rounds (the scan then runs in 10 chunks).
     devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default None
         Where the rounds run (:mod:`pujax.devices`; None = every device). With several devices the rows are
-        sharded over them and the per-candidate weighted error sums (eq. 8) are reduced across devices; the same
-        ``random_state`` gives the same stumps up to float summation order.
+        sharded over them and the per-candidate weighted error sums (eq. 8) are reduced across devices
+        (``learning_rate="auto"``: its cross-fitted fits are split over the devices instead, each on all rows);
+        the same ``random_state`` gives the same stumps up to float summation order.
 
     Attributes
     ----------
@@ -192,10 +193,10 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         Xd, sd, wd = pad_rows(padded_size(bucket_size(Xd.shape[0]), mesh.size), Xd, sd, wd, fill=["first_row", 0, 0])
         static = dict(n_thresholds=k, threshold_range=self.threshold_range)
         cands = adapu_candidates(Xd, **static)
-        # several devices: learning_rate="auto" splits its (fold, beta) fits over them (inputs replicated); one fit
-        # of random thresholds is a shard_map over rows with a psum of the sums per round; otherwise (progress bar,
-        # n_thresholds="all") XLA partitions the sharded rows itself
-        sharded = mesh if mesh.size > 1 and lr != "auto" and not self.verbose and k != "all" else None
+        # several devices: learning_rate="auto" splits its (fold, beta) fits over them (inputs replicated); a fit of
+        # random thresholds is a shard_map over rows with a psum of the sums per round; n_thresholds="all": XLA
+        # partitions the sharded rows itself
+        sharded = mesh if mesh.size > 1 and lr != "auto" and k != "all" else None
         if mesh.size == 1:
             Xj, sj, wj = jax.device_put(Xd), jax.device_put(sd), jax.device_put(wd)
         elif lr == "auto":
@@ -218,7 +219,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
                 for start in range(0, T, step):
                     chunk = keys[start:start + step]
                     state, part = _chunk(state, chunk, Xj, prior, beta, self.normalization == "per_set", cands,
-                                         n_thresholds=k)
+                                         n_thresholds=k, mesh=sharded)
                     parts.append(part)
                     bar.update(int(chunk.shape[0]))
             return AdaPUModel(*[jnp.concatenate(f) for f in zip(*parts)])
