@@ -106,10 +106,10 @@ def run_processes(jobs, n_processes, tmp_path, timeout=900):
 
 
 def test_methods_on_several_devices_and_two_processes(tmp_path):
-    """A psum over rows, the PU forest (rows of every level sharded), Ada-PU (rows sharded), nnPU fit_many (seeds
-    split) and prior bootstraps (resamples split) on every device of two processes (2 devices each, 4 global
-    devices) agree with the same fits on one local device. One launch runs every job (start-up is the costly part);
-    four devices in one process are checked per method in test_trees, test_svm and test_graph."""
+    """A psum over rows, the PU forest (trees per device, or rows of every level sharded), Ada-PU (rows sharded),
+    nnPU fit_many (seeds split) and prior bootstraps (resamples split) on every device of two processes (2 devices
+    each, 4 global devices) agree with the same fits on one local device. One launch runs every job (start-up is
+    the costly part); four devices in one process are checked per method in test_trees, test_svm and test_graph."""
     from _workers.multiprocess import _problem
 
     jobs = ["psum", "forest", "adapu", "nnpu", "prior"]
@@ -119,10 +119,12 @@ def test_methods_on_several_devices_and_two_processes(tmp_path):
     np.testing.assert_array_equal(two["psum.rows"][: len(X)], X)
     assert not two["psum.rows"][len(X):].any()  # padding rows
     np.testing.assert_allclose(two["psum.colsum"], X.astype(np.float64).sum(axis=0), rtol=1e-5, atol=1e-4)
-    # the forest: integer histograms, identical trees on 4 devices of two processes and on one device
+    # the forest: identical trees on 4 devices of two processes (whole trees per device, batches exchanged; and
+    # every level's rows sharded, integer histograms summed) and on one device
     assert int(two["forest.n_devices"]) == 4
     for key in ("proba", "feature", "threshold"):
         np.testing.assert_array_equal(two[f"forest.{key}_all"], two[f"forest.{key}_one"])
+    np.testing.assert_array_equal(two["forest.grown_rows"], two["forest.grown_one"])
     # Ada-PU: the same stumps; the weighted error sums are added in another order (per device, then by gloo across
     # processes), which moves the stump weights alpha slightly (decision values within 2e-2, predictions >= 99.9 %
     # equal)

@@ -15,7 +15,7 @@ from pujax.trees.binning import split_thresholds
 from pujax.trees.model import Forest
 
 __all__ = ["put", "NodeStore", "assemble_forest", "pad_nodes", "node_block", "chunk_size", "make_chunks",
-           "compact_chunks", "pad", "pad2", "concat_pad", "hist_shape", "zeros"]
+           "compact_chunks", "pad", "pad2", "concat_pad", "hist_shape", "zeros", "concat_batches"]
 
 
 class NodeStore:
@@ -147,13 +147,16 @@ def hist_shape(n_slots: int, n_nodes: int, n_bins: int, shift: int) -> tuple:
     return (n_slots, n_nodes * n_bins) + (() if shift > 0 else (2,))
 
 
+def concat_batches(parts: list) -> dict:
+    """The node-store columns of several batches as one (child pointers, local to their batch, shifted)."""
+    base = np.cumsum([0] + [len(p["tree"]) for p in parts[:-1]])
+    return {k: np.concatenate([np.where(p[k] >= 0, p[k] + b0, -1) if k in ("left", "right") else p[k]
+                               for p, b0 in zip(parts, base)]) for k in parts[0]}
+
+
 def _merge_batches(parts: list) -> dict:
     """Concatenate batches and order nodes tree by tree (creation order inside a tree), remapping children."""
-    base = np.cumsum([0] + [len(p["tree"]) for p in parts[:-1]])
-    for p, b0 in zip(parts, base):  # child pointers are local to their batch
-        for side in ("left", "right"):
-            p[side] = np.where(p[side] >= 0, p[side] + b0, -1)
-    cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    cols = concat_batches(parts)
     order = np.argsort(cols["tree"], kind="stable")
     new_of_old = np.empty_like(order)
     new_of_old[order] = np.arange(len(order))

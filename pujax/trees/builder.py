@@ -62,7 +62,15 @@ from pujax.trees.kernels import (
     split_histogram,
 )
 from pujax.trees.model import Forest
-from pujax.trees.sharding import SPREADS, EntryPasses, entry_passes, first_local, run_batches, spread_over
+from pujax.trees.sharding import (
+    SPREADS,
+    EntryPasses,
+    entry_passes,
+    first_local,
+    local_devices,
+    run_batches,
+    spread_over,
+)
 from pujax.validation import check_in
 
 __all__ = [
@@ -558,13 +566,12 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
                       hist_budget=hist_budget, two_pass=two_pass, max_rows=max_rows, max_c1=max_c1)
     devices = tuple(devices) if devices else (default_device(),)
     spread = check_in(spread, "spread", SPREADS) if spread else spread_over(devices, max_rows, max_work)
-    homes = (first_local(devices),) if spread == "rows" else devices  # where the per-node kernels of a batch run
+    homes = (first_local(devices),) if spread == "rows" else local_devices(devices)  # where a batch's kernels run
     data = {home: training_data(binned, s, cfg, seed=seed, wu=wu, rho=rho, sigma=sigma, dtype=dtype,
                                 devices=devices if spread == "rows" else (home,)) for home in homes}
     n_workers = 1 if spread == "rows" else max(1, int(n_threads), len(homes))
-    batch = max(1, min(n_trees, max_work // max(max_rows, 1)))
-    if n_workers > 1:
-        batch = max(1, min(batch, -(-n_trees // n_workers)))
+    n_procs = len({dev.process_index for dev in devices}) if spread == "trees" else 1  # each with n_workers
+    batch = max(1, min(n_trees, max_work // max(max_rows, 1), -(-n_trees // (n_workers * n_procs))))
 
     def grow(t0, home):
         t1 = min(n_trees, t0 + batch)
@@ -573,6 +580,6 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
             bar.update(t1 - t0)
         return out
 
-    parts = run_batches(grow, range(0, n_trees, batch), homes, n_workers)
+    parts = run_batches(grow, range(0, n_trees, batch), homes, n_workers, across_processes=n_procs > 1)
     return assemble_forest(parts, binned, n_trees, wu, rho, sigma, np.zeros(d) if center is None else center,
                            np.ones(d) if scale is None else scale)

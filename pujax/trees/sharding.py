@@ -2,11 +2,12 @@
 
 Several devices share a forest in one of two ways (:func:`spread_over`):
 
-* ``"trees"`` (every device belongs to this process and the largest tree's entries fit one tree batch): each device
-  holds a copy of the binned training set and grows whole tree batches on its own (:func:`run_batches`: host
-  threads, each bound to a device with :func:`jax.default_device`, take the next batch), with no communication
-  between the devices.
-* ``"rows"`` (a mesh over several processes, or trees with more rows than a batch may hold): every chunk of entries
+* ``"trees"`` (the largest tree's entries fit one tree batch, and the devices belong to this process or to every
+  process): each device holds a copy of the binned training set and grows whole tree batches on its own
+  (:func:`run_batches`: host threads, each bound to a device with :func:`jax.default_device`, take the next batch),
+  with no communication between the devices; over several processes, process ``r`` of ``P`` grows every ``P``-th
+  batch and the grown batches are exchanged once at the end (:func:`gather_processes`).
+* ``"rows"`` (trees with more rows than a batch may hold, or devices of some processes only): every chunk of entries
   ``(row, node)`` is split over the devices; each device routes its entries and accumulates its own
   per-(node, feature, bin) counts with ``shard_map``, and one reduction over the device axis per level (an
   all-reduce: a sum of the counts, a maximum for the (min, max) pass) gives the level's statistics. Per-node
@@ -32,9 +33,10 @@ from jax.sharding import PartitionSpec as P
 from pujax.compilation import quick_jit
 from pujax.devices import AXIS, default_device, device_mesh, to_host
 from pujax.trees import kernels
-from pujax.trees.assembly import put, zeros
+from pujax.trees.assembly import NodeStore, concat_batches, pad, put, zeros
 
-__all__ = ["EntryPasses", "entry_passes", "SPREADS", "spread_over", "first_local", "run_batches"]
+__all__ = ["EntryPasses", "entry_passes", "SPREADS", "spread_over", "local_devices", "first_local", "run_batches",
+           "gather_processes"]
 
 SPREADS = ("trees", "rows")
 """The two ways several devices share a forest (see the module docstring)."""
@@ -160,20 +162,34 @@ def spread_over(devices: tuple, max_rows: int, max_work: int) -> str:
     docstring)."""
     if len(devices) <= 1:
         return "one"
-    local = all(dev.process_index == jax.process_index() for dev in devices)
-    return "trees" if local and max_rows <= max_work else "rows"
+    n_procs = len({dev.process_index for dev in devices})
+    whole = n_procs == 1 or n_procs == jax.process_count()  # the batches are exchanged between all processes
+    return "trees" if whole and max_rows <= max_work else "rows"
+
+
+def local_devices(devices: tuple) -> tuple:
+    """The devices of ``devices`` that this process drives."""
+    return tuple(dev for dev in devices if dev.process_index == jax.process_index())
 
 
 def first_local(devices: tuple) -> jax.Device:
     """The first of ``devices`` that this process drives: where the per-node kernels run (on a mesh, where the
     summed level statistics land)."""
-    return next(dev for dev in devices if dev.process_index == jax.process_index())
+    return local_devices(devices)[0]
 
 
-def run_batches(grow: Callable, starts: Sequence[int], homes: Sequence, n_workers: int) -> list:
+def run_batches(grow: Callable, starts: Sequence[int], homes: Sequence, n_workers: int,
+                across_processes: bool = False) -> list:
     """``[grow(t0, home) for t0 in starts]`` with ``n_workers`` host threads (XLA releases the GIL while it runs);
     worker ``w`` runs under ``jax.default_device(homes[w % len(homes)])`` and takes the next
-    batch start as soon as it is free. Results come back in the order of ``starts``."""
+    batch start as soon as it is free. Results come back in the order of ``starts``.
+
+    ``across_processes`` (every process calls this): process ``r`` of ``P`` grows the batches ``starts[r::P]`` on
+    its own devices, and every process gets back one part per process (its batches' node-store columns
+    concatenated, :func:`~pujax.trees.assembly.concat_batches`), exchanged with :func:`gather_processes`."""
+    if across_processes:
+        mine = run_batches(grow, list(starts)[jax.process_index()::jax.process_count()], homes, n_workers)
+        return gather_processes(concat_batches(mine) if mine else NodeStore(0).view())
     n_workers = max(1, min(int(n_workers), len(starts)))
     if n_workers == 1:
         with jax.default_device(homes[0]):
@@ -195,3 +211,18 @@ def run_batches(grow: Callable, starts: Sequence[int], homes: Sequence, n_worker
     with ThreadPoolExecutor(max_workers=n_workers) as pool:
         list(pool.map(worker, range(n_workers)))
     return [out[t0] for t0 in starts]
+
+
+def gather_processes(cols: dict) -> list[dict]:
+    """Every process's ``cols`` (a dict of 1-D numpy arrays of one length per process), on every process, in process
+    order. The arrays travel as bytes (``process_allgather`` of uint8, padded to the longest), so dtypes and values
+    arrive unchanged whatever ``jax_enable_x64`` says."""
+    from jax.experimental import multihost_utils
+
+    n = len(next(iter(cols.values())))
+    sizes = np.asarray(multihost_utils.process_allgather(np.array([n], np.int32))).reshape(-1)
+    m = int(sizes.max())
+    raw = {k: np.ascontiguousarray(pad(v, m)).view(np.uint8) for k, v in cols.items()}
+    got = multihost_utils.process_allgather(raw)
+    return [{k: np.ascontiguousarray(np.asarray(got[k])[i]).view(cols[k].dtype)[:sizes[i]] for k in cols}
+            for i in range(len(sizes))]

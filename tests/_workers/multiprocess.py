@@ -84,11 +84,14 @@ def job_nnpu():
 
 
 def job_forest():
-    """PU Extra Trees with rows sharded over every device, and on one device (the reference)."""
+    """PU Extra Trees on every device (whole trees per device, the batches exchanged between the processes), on one
+    device (the reference), and grown with every level's rows sharded over every device."""
     import jax
     import numpy as np
 
     from pujax import PUExtraTreesClassifier
+    from pujax.trees.binning import fit_bins
+    from pujax.trees.builder import grow_forest
 
     X, s, _ = _problem()
     out = {}
@@ -98,6 +101,13 @@ def job_forest():
         out[f"proba_{name}"] = est.predict_proba(X)[:, 1]
         out[f"feature_{name}"] = est.forest_.feature
         out[f"threshold_{name}"] = est.forest_.threshold
+    n0, n1 = int((s == 0).sum()), int(s.sum())
+    kw = dict(seed=3, risk="nnpu", loss="quadratic", wu=1.0 / n0, rho=0.4 * n0 / n1, sigma=1.0, max_features=2,
+              n_thresholds=2, mode="random", max_depth=None, min_samples_split=2)
+    binned, rows = fit_bins(X, 256), [np.arange(len(s))] * 3
+    for name, devices, spread in (("rows", tuple(jax.devices()), "rows"), ("one", jax.local_devices()[:1], None)):
+        f = grow_forest(binned, s.astype(np.uint8), rows, devices=devices, spread=spread, **kw)
+        out[f"grown_{name}"] = np.concatenate([f.feature, f.code, f.left, f.c1, f.c0])
     out["n_devices"] = np.array(len(jax.devices()))
     return out
 
