@@ -79,9 +79,9 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
     bootstrap : resample P and U separately, with replacement, for every tree.
     n_bins : histogram bins per feature (at most 256).
     devices : None, int, sequence of :class:`jax.Device` or :class:`jax.sharding.Mesh`
-        Where to grow (:func:`pujax.devices.resolve_devices`; None: every device). Several devices of this
-        process grow whole tree batches each; on a mesh over several processes, or when a tree has more rows than
-        a batch may hold, the rows of every level are sharded and the per-(node, feature, bin) counts summed
+        Where to grow (:func:`pujax.devices.resolve_devices`; None: every device). Several devices grow whole
+        tree batches each (across processes, exchanged at the end); when a tree has more rows than a batch may
+        hold, the rows of every level are sharded and the per-(node, feature, bin) counts summed
         (:mod:`pujax.trees.sharding`). The forest does not depend on the number of devices.
     n_threads : tree batches grown concurrently in host threads, spread over the devices (None: one per CPU core;
         at least one per device).

@@ -239,10 +239,9 @@ class PUExtraTreesClassifier(_BasePUForest):
     random_state : None, int, numpy random state or JAX key, default=None
         Seeds feature sampling, thresholds and bootstrap.
     devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
-        Where the trees grow (None: every device; :mod:`pujax.devices`). Several devices grow whole trees each
-        (on a mesh over several processes, or trees of more rows than a batch holds: rows sharded, counts summed
-        exactly; :mod:`pujax.trees.sharding`): the same ``random_state`` gives the same forest on any number of
-        devices.
+        Where the trees grow (None: every device; :mod:`pujax.devices`). Several devices grow whole trees each,
+        also across processes (trees of more rows than a batch holds: rows sharded, counts summed exactly;
+        :mod:`pujax.trees.sharding`): the same ``random_state`` gives the same forest on any number of devices.
     n_jobs : int or None, default=None
         Deprecated name of ``devices`` (-1: every device, k: k devices); kept for one release with a
         ``FutureWarning``.
