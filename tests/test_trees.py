@@ -611,6 +611,41 @@ print("RESULT " + json.dumps(out))
 """
 
 
+def test_run_batches_keeps_order_and_stops_after_a_failed_batch():
+    """Tree batches in host threads: results in the order of the starts, each batch run under its worker's device;
+    once a batch fails no worker starts another one, and the error reaches the caller."""
+    import threading
+    import time
+
+    import jax
+
+    from pujax.devices import default_device
+    from pujax.trees.sharding import run_batches
+
+    dev = jax.devices()[0]
+    seen = []
+
+    def grow(t0, home):
+        seen.append((threading.get_ident(), default_device() == home))
+        time.sleep(0.01 * (t0 % 3))
+        return 10 * t0
+
+    assert run_batches(grow, range(0, 12, 2), (dev,), 3) == [0, 20, 40, 60, 80, 100]
+    assert all(ok for _, ok in seen) and len({tid for tid, _ in seen}) > 1
+    calls = []
+
+    def failing(t0, home):
+        calls.append(t0)
+        if t0 == 1:
+            raise RuntimeError("batch 1 failed")
+        time.sleep(0.05)
+        return t0
+
+    with pytest.raises(RuntimeError, match="batch 1 failed"):
+        run_batches(failing, range(40), (dev,), 2)
+    assert len(calls) < 10, calls  # without the stop, the other worker would go on through all 40 batches
+
+
 def test_same_forest_on_one_and_four_devices():
     """On 4 (forced CPU) devices, whole trees per device (the estimators' default here) or rows sharded with the
     integer histograms summed: the forest of ``devices=4`` is the forest of ``devices=1`` (issue 22 asks >= 99.9 %

@@ -182,7 +182,8 @@ def run_batches(grow: Callable, starts: Sequence[int], homes: Sequence, n_worker
                 across_processes: bool = False) -> list:
     """``[grow(t0, home) for t0 in starts]`` with ``n_workers`` host threads (XLA releases the GIL while it runs);
     worker ``w`` runs under ``jax.default_device(homes[w % len(homes)])`` and takes the next
-    batch start as soon as it is free. Results come back in the order of ``starts``.
+    batch start as soon as it is free. Results come back in the order of ``starts``. When a batch fails (or the
+    caller is interrupted), no worker starts another batch and the first error is raised once the running ones end.
 
     ``across_processes`` (every process calls this): process ``r`` of ``P`` grows the batches ``starts[r::P]`` on
     its own devices, and every process gets back one part per process (its batches' node-store columns
@@ -196,20 +197,31 @@ def run_batches(grow: Callable, starts: Sequence[int], homes: Sequence, n_worker
             return [grow(t0, homes[0]) for t0 in starts]
     from concurrent.futures import ThreadPoolExecutor
 
-    todo, lock, out = iter(starts), threading.Lock(), {}
+    todo, lock, out, stop = iter(starts), threading.Lock(), {}, threading.Event()
 
     def worker(w):
         home = homes[w % len(homes)]
         with jax.default_device(home):
-            while True:
+            while not stop.is_set():
                 with lock:
                     t0 = next(todo, None)
                 if t0 is None:
                     return
-                out[t0] = grow(t0, home)
+                try:
+                    out[t0] = grow(t0, home)
+                except BaseException:
+                    stop.set()
+                    raise
 
-    with ThreadPoolExecutor(max_workers=n_workers) as pool:
-        list(pool.map(worker, range(n_workers)))
+    pool = ThreadPoolExecutor(max_workers=n_workers)
+    try:
+        for job in [pool.submit(worker, w) for w in range(n_workers)]:
+            job.result()
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        pool.shutdown(wait=True)
     return [out[t0] for t0 in starts]
 
 
