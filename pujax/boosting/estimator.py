@@ -199,11 +199,8 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         sharded = mesh if mesh.size > 1 and lr != "auto" and k != "all" else None
         if mesh.size == 1:
             Xj, sj, wj = jax.device_put(Xd), jax.device_put(sd), jax.device_put(wd)
-        elif lr == "auto":
-            Xj, sj, wj = replicate(mesh, Xd, sd, wd)
-            cands = jax.tree_util.tree_map(lambda a: replicate(mesh, np.asarray(a)), cands)
         else:
-            Xj, sj, wj = shard_rows(mesh, Xd, sd, wd)
+            Xj, sj, wj = (replicate if lr == "auto" else shard_rows)(mesh, Xd, sd, wd)
             cands = (shard_candidates(mesh, cands) if sharded else
                      jax.tree_util.tree_map(lambda a: replicate(mesh, np.asarray(a)), cands))
 

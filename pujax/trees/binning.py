@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pujax.preprocessing import standardize
+
 __all__ = ["BinnedData", "fit_bins", "split_thresholds", "MAX_BINS"]
 
 MAX_BINS = 256
@@ -125,8 +127,8 @@ def fit_bins(X: np.ndarray, n_bins: int = MAX_BINS, subsample: int | None = 200_
     bin_hi = np.full((d, n_bins), np.inf, dtype=np.float32)
     nb = np.zeros(d, dtype=np.int32)
     for f in range(d):
-        if standardized:  # standardize's float64 arithmetic, then the float32 cast
-            col = ((X[:, f].astype(np.float64) - center[f]) / scale[f]).astype(np.float32)
+        if standardized:  # one column at a time: no standardised copy of X
+            col = standardize(X[:, f:f + 1], center[f:f + 1], scale[f:f + 1])[:, 0]
         else:
             col = np.ascontiguousarray(X[:, f])
         sample = col if rows is None else col[rows]
