@@ -372,7 +372,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=None, help="Table 1 runs per condition")
     ap.add_argument("--first-run", type=int, default=0,
                     help="Table 1: start at this run index (resume an interrupted table; seeds depend on the index)")
-    ap.add_argument("--covariance", default="diag", choices=["diag", "full", "spherical"],
+    ap.add_argument("--covariance", default="diag", choices=["diag", "full", "tied", "spherical"],
                     help="FSCPU covariance_type for Table 1")
     ap.add_argument("--rfe-step", type=int, default=None, help="DT-RFE features removed per step (Tables 1, 3)")
     ap.add_argument("--t3-runs", type=int, default=None, help="Table 3 runs per data set")

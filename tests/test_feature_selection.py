@@ -172,8 +172,9 @@ def _blobs(n=120, d=6, seed=0):
     return (X - X.mean(0)).astype(np.float32), lab
 
 
-def test_masked_full_covariance_gmm_equals_gmm_on_selected_columns():
-    cov = "full"  # unselected rows/columns of the covariances replaced by the identity
+@pytest.mark.parametrize("cov", ["full", "tied"])
+def test_masked_full_covariance_gmm_equals_gmm_on_selected_columns(cov):
+    # unselected rows/columns of the covariances replaced by the identity
     X, lab = _blobs()
     mask = np.array([1, 0, 1, 0, 0, 1], np.float32)
     sel = np.flatnonzero(mask)
@@ -192,14 +193,14 @@ def test_masked_full_covariance_gmm_equals_gmm_on_selected_columns():
     # (the k-means initialisation on the padded layout is covered by the vmap test below)
 
 
-@pytest.mark.parametrize("cov", ["full", "diag", "spherical"])
+@pytest.mark.parametrize("cov", ["full", "tied", "diag", "spherical"])
 def test_gmm_em_matches_sklearn_gaussian_mixture(cov):
     X, lab = _blobs(seed=1, d=4)
     resp0 = jax.nn.one_hot(jnp.asarray(np.random.default_rng(0).integers(0, 3, len(X))), 3)
     lw, means, prec = gmm_m_step(jnp.asarray(X), jnp.ones(4), resp0, cov)
-    if cov == "full":
+    if cov in ("full", "tied"):
         P = np.asarray(prec, np.float64)
-        precisions = np.einsum("kij,klj->kil", P, P)
+        precisions = np.einsum("...ij,...lj->...il", P, P)
     else:
         precisions = np.asarray(prec, np.float64)
     weights = np.exp(np.asarray(lw, np.float64))
@@ -211,6 +212,8 @@ def test_gmm_em_matches_sklearn_gaussian_mixture(cov):
     assert float(lb) == pytest.approx(sk.lower_bound_, rel=1e-4)
     np.testing.assert_allclose(np.exp(np.asarray(params[0])), sk.weights_, atol=1e-4)
     np.testing.assert_allclose(np.asarray(params[1]), sk.means_, atol=1e-3)
+    expected = sk.precisions_cholesky_ if cov in ("full", "tied") else sk.precisions_
+    np.testing.assert_allclose(np.asarray(params[2]), expected, rtol=1e-3, atol=1e-3)
 
 
 def test_first_argmin_rows_equals_argmin_with_ties():
@@ -433,7 +436,7 @@ def test_fscpu_bad_input(fitted):
     with pytest.raises(ValueError, match="variant"):
         FSCPU(variant="mi").fit(X, s)
     with pytest.raises(ValueError, match="covariance_type"):
-        FSCPU(covariance_type="tied").fit(X, s)
+        FSCPU(covariance_type="banded").fit(X, s)
     with pytest.raises(ValueError, match="n_candidates"):
         FSCPU(n_candidates=1).fit(X, s)
     with pytest.raises(TypeError, match="n_clusters"):

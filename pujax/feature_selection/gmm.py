@@ -52,7 +52,7 @@ __all__ = [
     "masked_gmm_labels",
 ]
 
-COVARIANCE_TYPES = ("full", "diag", "spherical")
+COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 
 
 def _eps(dtype):
@@ -170,30 +170,51 @@ def kmeans(key: jax.Array, X: ArrayLike, valid: ArrayLike, n_clusters: int, max_
 
 
 def _data(X, covariance_type):
-    """Per-fit constants ``(D, D^T)``: the products the M-step sums and the E-step weighs, one matmul each.
+    """Per-fit constants ``(D, D^T, S)``: the products the M-step sums and the E-step weighs, one matmul each.
 
-    diag / spherical: ``D = [X^2, X, 1]`` (n, 2p + 1); full: ``D = [x_a x_b (a <= b), X, 1]`` (n, p(p+1)/2 + p + 1).
-    With D the M-step's weighted moments (second moments, first moments, soft counts N_k) are ``resp @ D`` and the
-    E-step's weighted log-densities, constants included, are ``W @ D^T``: the quadratic form
+    diag / spherical: ``D = [X^2, X, 1]`` (n, 2p + 1); full: ``D = [x_a x_b (a <= b), X, 1]`` (n, p(p+1)/2 + p + 1);
+    tied: ``D = [X, 1]`` (n, p + 1) and ``S = X^T X`` (p, p), the second moments every M-step reuses (``S`` is None
+    for the other types). With D the M-step's weighted moments (second moments, first moments, soft counts N_k) are
+    ``resp @ D`` and the E-step's weighted log-densities, constants included, are ``W @ D^T``: the quadratic form
     ``(x - mu)^T Lambda (x - mu)`` expands to ``sum_{a <= b} c_ab x_a x_b - 2 (Lambda mu) . x + mu^T Lambda mu``.
     The columns are centered by the caller (:class:`~pujax.feature_selection.FSCPU` centers them), which keeps the
     float32 cancellation in the expanded moments small.
     """
+    ones = jnp.ones((X.shape[0], 1), X.dtype)
+    S = None
     if covariance_type == "full":
         a, b = np.triu_indices(X.shape[1])
-        X = jnp.concatenate([X[:, a] * X[:, b], X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
+        D = jnp.concatenate([X[:, a] * X[:, b], X, ones], axis=1)
+    elif covariance_type == "tied":
+        D = jnp.concatenate([X, ones], axis=1)
+        S = matmul(X.T, X)
     else:
-        X = jnp.concatenate([X * X, X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
-    return X, X.T
+        D = jnp.concatenate([X * X, X, ones], axis=1)
+    return D, D.T, S
+
+
+def _precision_factor(cov, valid, reg_covar):
+    """Upper-triangular ``P`` with ``P P^T = cov^{-1}`` for covariances (..., p, p) on the valid columns.
+
+    The padding rows/columns are replaced by the identity and ``reg_covar`` is added to the valid diagonal.
+    """
+    p = valid.shape[0]
+    vv = valid[:, None] * valid[None, :]
+    eye = jnp.eye(p, dtype=cov.dtype)
+    cov = cov * vv + eye * (reg_covar * valid + (1.0 - valid))[None, :]
+    chol = jnp.linalg.cholesky(cov)  # lower, cov = L L^T
+    return jnp.swapaxes(_lower_triangular_inverse(chol), -1, -2)
 
 
 def _lower_triangular_inverse(L):
-    """Inverse of a batch of lower-triangular matrices (k, p, p) by forward substitution, row by row.
+    """Inverse of lower-triangular matrices (..., p, p) by forward substitution, row by row.
 
     Plain XLA ops (a ``fori_loop`` over the p rows) instead of LAPACK's ``trsm``: under ``shard_map`` on several
     CPU devices, the ``trsm`` custom call followed by the E-step's products deadlocked the in-process collective
     (jax 0.10.2, 2 CPU devices, K = 10, p = 29). Row i of L^{-1} is (e_i - sum_{j<i} L_ij row_j) / L_ii.
     """
+    batched = L.ndim == 3
+    L = L if batched else L[None]
     p = L.shape[-1]
     eye = jnp.eye(p, dtype=L.dtype)
     cols = jnp.arange(p)
@@ -203,12 +224,13 @@ def _lower_triangular_inverse(L):
         row = (eye[i][None, :] - jnp.einsum("kj,kjc->kc", li, inv, precision=HIGHEST)) / L[:, i, i][:, None]
         return inv.at[:, i, :].set(row)
 
-    return lax.fori_loop(0, p, body, jnp.zeros_like(L))
+    inv = lax.fori_loop(0, p, body, jnp.zeros_like(L))
+    return inv if batched else inv[0]
 
 
 def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
     """M-step on responsibilities in (k, n) layout."""
-    D, DT = data
+    D, _, S = data
     dtype = D.dtype
     n = D.shape[0]
     p = valid.shape[0]
@@ -220,12 +242,14 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
         means = sums[:, q:q + p] / nk[:, None]
         second = jnp.zeros((resp_t.shape[0], p, p), dtype).at[:, a, b].set(sums[:, :q] / nk[:, None])
         second = second + jnp.swapaxes(jnp.triu(second, 1), 1, 2)  # symmetric E[x x^T]
-        cov = second - means[:, :, None] * means[:, None, :]
-        vv = valid[:, None] * valid[None, :]
-        eye = jnp.eye(p, dtype=dtype)
-        cov = cov * vv + eye * (reg_covar * valid[None, :] + (1.0 - valid)[None, :])[:, None, :]
-        chol = jnp.linalg.cholesky(cov)  # lower, cov = L L^T
-        prec = jnp.swapaxes(_lower_triangular_inverse(chol), 1, 2)  # upper-triangular P = L^{-T}, P P^T = cov^{-1}
+        prec = _precision_factor(second - means[:, :, None] * means[:, None, :], valid, reg_covar)
+    elif covariance_type == "tied":
+        sums = matmul(resp_t, D)  # weighted sums of [x, 1]
+        nk = sums[:, p] + 10.0 * _eps(dtype)
+        means = sums[:, :p] / nk[:, None]
+        # scikit-learn's tied estimate: (X^T X - sum_k N_k mu_k mu_k^T) / sum_k N_k
+        cov = (S - matmul(means.T, nk[:, None] * means)) / jnp.sum(nk)
+        prec = _precision_factor(cov, valid, reg_covar)
     elif covariance_type in ("diag", "spherical"):
         sums = matmul(resp_t, D)  # weighted sums of [x^2, x, 1]: one matmul
         nk = sums[:, 2 * p] + 10.0 * _eps(dtype)
@@ -243,12 +267,18 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
 
 
 def _weighted_log_prob_t(data, valid, params, covariance_type):
-    """log pi_k + log N(x_i | mu_k, Sigma_k) on the valid columns, (k, n) layout."""
+    """log pi_k + log N(x_i | mu_k, Sigma_k) on the valid columns, (k, n) layout, and the mean of a row term.
+
+    Returns ``(wlp, row_mean)``. For ``tied`` the term ``-x_i^T Lambda x_i / 2``, the same for every component,
+    is left out of ``wlp`` (it cancels in the responsibilities and the labels) and ``row_mean`` is its mean over
+    the rows, ``-tr(Lambda S) / (2 n)``, which the mean log-likelihood adds back; 0 for the other types.
+    """
     log_weights, means, prec = params
-    D, DT = data
+    D, DT, S = data
     dtype = D.dtype
     n_valid = jnp.sum(valid)
     log2pi = jnp.log(2.0 * jnp.pi).astype(dtype)
+    zero = jnp.zeros((), dtype)
     if covariance_type == "full":
         p = valid.shape[0]
         a, b = np.triu_indices(p)
@@ -258,7 +288,14 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
         log_det = jnp.sum(jnp.log(jnp.diagonal(prec, axis1=1, axis2=2)), axis=1)
         const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * lam_mu, axis=1))
         W = jnp.concatenate([-0.5 * coef, lam_mu, const[:, None]], axis=1)  # (k, p(p+1)/2 + p + 1)
-        return matmul(W, DT)
+        return matmul(W, DT), zero
+    if covariance_type == "tied":
+        lam = matmul(prec, prec.T)
+        lam_mu = matmul(means, lam)  # (k, p), lam symmetric
+        log_det = jnp.sum(jnp.log(jnp.diagonal(prec)))
+        const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * lam_mu, axis=1))
+        W = jnp.concatenate([lam_mu, const[:, None]], axis=1)  # (k, p + 1)
+        return matmul(W, DT), -0.5 * jnp.sum(lam * S) / D.shape[0]
     if covariance_type == "spherical":
         prec_d = prec[:, None] * valid[None, :]
         log_det = 0.5 * n_valid * jnp.log(prec)
@@ -268,17 +305,17 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
     # -1/2 sum_j (x_j - mu_j)^2 p_j + const_k = [-p/2, mu p, const_k - 1/2 sum_j mu_j^2 p_j] . [x^2, x, 1]
     const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * means * prec_d, axis=1))
     W = jnp.concatenate([-0.5 * prec_d, means * prec_d, const[:, None]], axis=1)  # (k, 2p + 1)
-    return matmul(W, DT)
+    return matmul(W, DT), zero
 
 
 def _e_step_t(data, valid, params, covariance_type):
     """E-step, (k, n) layout: (mean log-likelihood, responsibilities, weighted log-densities)."""
-    wlp = _weighted_log_prob_t(data, valid, params, covariance_type)
+    wlp, row_mean = _weighted_log_prob_t(data, valid, params, covariance_type)
     top = lax.stop_gradient(jnp.max(wlp, axis=0))
     e = jnp.exp(wlp - top[None, :])
     tot = jnp.sum(e, axis=0)
     lpn = top + jnp.log(tot)  # log-sum-exp over components
-    return jnp.mean(lpn), e * (1.0 / tot)[None, :], wlp
+    return jnp.mean(lpn) + row_mean, e * (1.0 / tot)[None, :], wlp
 
 
 def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6):
@@ -286,8 +323,9 @@ def gmm_m_step(X, valid, resp, covariance_type="full", reg_covar=1e-6):
 
     Returns ``(log_weights (k,), means (k, p), prec)`` where ``prec`` is, per covariance type,
     ``full``: ``(k, p, p)`` upper-triangular ``P`` with ``P P^T`` = precision (scikit-learn's ``precisions_cholesky_``),
-    ``diag``: ``(k, p)`` precisions, ``spherical``: ``(k,)`` precisions. Padding columns (``valid = 0``) get unit
-    variance (identity rows/columns for ``full``), so they add nothing to the log-density of the zero data they hold.
+    ``tied``: one such ``(p, p)`` factor shared by the components, ``diag``: ``(k, p)`` precisions, ``spherical``:
+    ``(k,)`` precisions. Padding columns (``valid = 0``) get unit variance (identity rows/columns for ``full`` and
+    ``tied``), so they add nothing to the log-density of the zero data they hold.
     """
     return _m_step_t(_data(X, covariance_type), valid, resp.T, covariance_type, reg_covar)
 

@@ -94,7 +94,7 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         Search steps T (the paper uses 3000).
     variant : {"fscpu", "fscpu-mi"}, default="fscpu"
         Objective: eq. (5), or eq. (13) with the semi-JMI term.
-    covariance_type : {"diag", "full", "spherical"}, default="diag"
+    covariance_type : {"diag", "full", "tied", "spherical"}, default="diag"
         Covariance of the mixture components. The paper uses scikit-learn's default "full" (pass it for the
         paper's exact setting); "diag" does O(p) instead of O(p^2) work per row and component and needs fewer EM
         iterations, at some loss of selection quality on the paper's synthetic data (accuracy and speed of both
