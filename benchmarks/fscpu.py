@@ -1,7 +1,7 @@
 """FSCPU benchmark (Uchikoshi & Akimoto 2025): speed against scikit-learn's GaussianMixture, Table 1 (FSR on the
 artificial data of section 5.2.1) and the Table 3 protocol (downstream AUC on Spambase and Ionosphere).
 
-Run: ``python -m benchmarks.fscpu [--quick] [--parts speed,table1,table3] [--device cpu|gpu]`` (or
+Run: ``python -m benchmarks.fscpu [--quick] [--parts speed,table1,signal,table3] [--device cpu|gpu]`` (or
 ``python benchmarks/fscpu.py``); writes ``benchmarks/results/fscpu.md``.
 
 Protocols
@@ -18,10 +18,12 @@ Protocols
   machine) and extrapolated to 3000 steps. pujax memoises the objective by mask (``cache_size``); the table also
   gives the anchor's time for the same number of GMM fits (what the same memo table would save it).
 * Table 1: the 8 cluster-assumption conditions (and, unless --quick, the 2 others); per condition, n_runs data sets
-  generated with different seeds (the paper's baselines vary between runs, so its five runs are five data sets);
-  FSCPU runs its searches on all of them at once (``igo_run`` vmapped over data sets). Baselines as the paper:
+  generated with different seeds (the paper's baselines vary between runs, so its five runs are five data sets),
+  one FSCPU search on each (``--covariance``, ``--max-em-iter``). Baselines as the paper:
   SelectKBest(chi2), Lasso(alpha=5e-5) (top-25 |w|), RFE(RandomForestClassifier(100 trees)) (step 1; step 5 in
   --quick). FSR = |selected n relevant| / 25.
+* Signal: how well the objective f(phi) of one GMM setting orders random masks by their number of relevant
+  features (``part_signal``), a cheap check of a setting before its Table 1 searches.
 * Table 3: per run a random 75/25 split, min-max on the training rows, labels s = a random 3 % (Spambase) / 10 %
   (Ionosphere) of the training positives; select half the features rounded up (29 / 17) on (X_train, s); downstream
   classifier ``HistGradientBoostingClassifier(max_iter=100)`` (offline stand-in for the paper's LightGBM with 100
@@ -245,11 +247,11 @@ def part_speed(quick, lines):
 
 
 def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag", out=None, n_iter=3000,
-                rfe_step=None, first_run=0):
-    """Table 1: per condition and run one data set, the baselines and one FSCPU search (the selector's defaults
-    except ``covariance_type``). Runs ``first_run`` .. ``runs - 1`` of every condition (to resume an interrupted
-    table: run r always uses data seed and FSCPU seed 1000 * condition + r). The partial table is rewritten to
-    ``out`` after every run."""
+                rfe_step=None, first_run=0, max_em_iter=100, baselines=True):
+    """Table 1: per condition and run one data set, the baselines (unless ``baselines=False``) and one FSCPU search
+    (the selector's defaults except ``covariance_type`` and ``max_em_iter``). Runs ``first_run`` .. ``runs - 1``
+    of every condition (to resume an interrupted table: run r always uses data seed and FSCPU seed
+    1000 * condition + r). The partial table is rewritten to ``out`` after every run."""
     from pujax.feature_selection import FSCPU, TABLE1_CONDITIONS, feature_selection_recall, make_fscpu_synthetic
 
     n_runs = runs or (2 if quick else 5)
@@ -262,8 +264,8 @@ def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag"
 
     def table():
         tl = [
-            f"## Table 1: FSR on the artificial data (T = {T}, covariance_type='{covariance_type}', DT-RFE step "
-            f"{rfe_step}; ours (paper))\n",
+            f"## Table 1: FSR on the artificial data (T = {T}, covariance_type='{covariance_type}', max_em_iter="
+            f"{max_em_iter}, DT-RFE step {rfe_step}; ours (paper))\n",
             "| cluster assumption | labeled | neg. clusters | pos. clusters | runs | FSCPU | K-Best | Lasso | DT-RFE | "
             "semi-JMI | FSCPU wall / CPU s per search |",
             "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -273,7 +275,8 @@ def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag"
                 continue
             cells = [f"{np.mean(fsr):.2f}±{np.std(fsr):.2f} ({c.paper_fscpu:.2f})"]
             for k in ("K-Best", "Lasso", "DT-RFE", "semi-JMI"):
-                cells.append(f"{np.mean(base[k]):.2f} ({PAPER_T1_BASELINES[k][ci]:.2f})")
+                cells.append(f"{np.mean(base[k]):.2f} ({PAPER_T1_BASELINES[k][ci]:.2f})" if k in base else
+                             f"not run ({PAPER_T1_BASELINES[k][ci]:.2f})")
             tl.append(f"| {'yes' if c.cluster_assumption else 'no'} | {c.labeled_rate:.0%} | "
                       f"{c.n_negative_clusters or '-'} | {c.n_positive_clusters or '-'} | {len(fsr)} | "
                       + " | ".join(cells) + f" | {np.mean(dts):.0f} / {np.mean(cps):.0f} |")
@@ -290,10 +293,11 @@ def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag"
             X, y, s, rel = make_fscpu_synthetic(c.cluster_assumption, c.labeled_rate, c.n_negative_clusters,
                                                 c.n_positive_clusters, random_state=1000 * ci + r)
             Xs = minmax_fit(X)(X)
-            for k, sup in baseline_supports(Xs, s, 25, r, rfe_step=rfe_step).items():
+            for k, sup in (baseline_supports(Xs, s, 25, r, rfe_step=rfe_step) if baselines else {}).items():
                 base.setdefault(k, []).append(feature_selection_recall(sup, rel))
             t0, c0 = time.perf_counter(), time.process_time()
-            sel = FSCPU(25, n_iter=T, covariance_type=covariance_type, random_state=1000 * ci + r).fit(X, s)
+            sel = FSCPU(25, n_iter=T, covariance_type=covariance_type, max_em_iter=max_em_iter,
+                        random_state=1000 * ci + r).fit(X, s)
             dts.append(time.perf_counter() - t0)
             cps.append(time.process_time() - c0)
             fsr.append(feature_selection_recall(sel.get_support(), rel))
@@ -304,6 +308,59 @@ def part_table1(quick, lines, conditions=None, runs=None, covariance_type="diag"
                 pathlib.Path(out).write_text("\n".join(lines + table()) + "\n")
     lines += table()
     return rows
+
+
+def part_signal(lines, conditions=(0,), settings="diag,full,full:20", n_masks=120):
+    """How well f(phi) orders masks by their number of relevant features, per GMM setting ("cov" or
+    "cov:max_em_iter"), on the data set of run 0 of each Table 1 condition: random masks of 25 features with
+    8-17 relevant ones (the search's start, theta = 1/2) and with 17-25 (near its end). Reports the share of mask
+    pairs with different relevant counts that f puts in the same order (ties count as wrong) and Spearman's rho."""
+    import jax
+    import jax.numpy as jnp
+    from scipy.stats import spearmanr
+
+    from pujax.feature_selection import TABLE1_CONDITIONS, make_fscpu_synthetic
+    from pujax.feature_selection.igo import SearchConfig, make_mask_objective
+
+    lines += ["## Objective signal: f(phi) vs the number of relevant features (random masks of 25)\n",
+              f"{n_masks} masks per range, the data set of run 0 (seed 1000 x condition), GMM keys fixed; 'agree' = "
+              "share of pairs ordered like their relevant counts.\n",
+              "| condition | setting | agree 8-17 relevant | rho 8-17 | agree 17-25 | rho 17-25 | s per mask |",
+              "|---|---|---|---|---|---|---|"]
+    for ci in conditions:
+        c = TABLE1_CONDITIONS[ci]
+        X, _, s, rel = make_fscpu_synthetic(c.cluster_assumption, c.labeled_rate, c.n_negative_clusters,
+                                            c.n_positive_clusters, random_state=1000 * ci)
+        Xs = minmax_fit(X)(X)
+        Xj = jnp.asarray(Xs - Xs.mean(axis=0), jnp.float32)
+        sj = jnp.asarray(s, jnp.float32)
+        irrelevant = np.setdiff1d(np.arange(X.shape[1]), rel)
+        rng = np.random.default_rng(0)
+        ranges = {}
+        for lo, hi in ((8, 17), (17, 25)):
+            counts = rng.integers(lo, hi + 1, n_masks)
+            masks = np.zeros((n_masks, X.shape[1]), np.float32)
+            for m, r in zip(masks, counts):
+                m[rng.choice(rel, r, replace=False)] = 1
+                m[rng.choice(irrelevant, 25 - r, replace=False)] = 1
+            ranges[(lo, hi)] = (jnp.asarray(masks), counts)
+        keys = jax.random.split(jax.random.key(1), n_masks)
+        for setting in settings.split(","):
+            cov, _, it = setting.partition(":")
+            config = SearchConfig(width=25, covariance_type=cov, max_iter=int(it or 100))
+            f = jax.jit(lambda k, m, config=config: jax.lax.map(
+                lambda a: make_mask_objective(Xj, sj, config)(*a), (k, m)))
+            cells, t0 = [], time.perf_counter()
+            for masks, counts in ranges.values():
+                v = np.asarray(f(keys, masks))
+                i, j = np.triu_indices(n_masks, 1)
+                d = counts[i] - counts[j]
+                agree = np.mean(np.sign(v[i] - v[j])[d != 0] == np.sign(d[d != 0]))
+                cells += [f"{agree:.3f}", f"{spearmanr(v, counts)[0]:.3f}"]
+            per_mask = (time.perf_counter() - t0) / (2 * n_masks)
+            lines.append(f"| {ci} | {setting} | " + " | ".join(cells) + f" | {per_mask:.3f} |")
+            print(lines[-1], flush=True)
+    lines.append("")
 
 
 def part_table3(quick, lines, runs=None, out=None, rfe_step=None, datasets=("spambase", "ionosphere")):
@@ -374,6 +431,10 @@ def main(argv=None):
                     help="Table 1: start at this run index (resume an interrupted table; seeds depend on the index)")
     ap.add_argument("--covariance", default="diag", choices=["diag", "full", "tied", "spherical"],
                     help="FSCPU covariance_type for Table 1")
+    ap.add_argument("--signal-settings", default="diag,tied,spherical,full,full:20",
+                    help="signal part: GMM settings, cov or cov:max_em_iter")
+    ap.add_argument("--max-em-iter", type=int, default=100, help="FSCPU max_em_iter for Table 1")
+    ap.add_argument("--no-baselines", action="store_true", help="Table 1: FSCPU only (no K-Best, Lasso, ...)")
     ap.add_argument("--rfe-step", type=int, default=None, help="DT-RFE features removed per step (Tables 1, 3)")
     ap.add_argument("--t3-runs", type=int, default=None, help="Table 3 runs per data set")
     ap.add_argument("--datasets", default="spambase,ionosphere", help="Table 3 data sets")
@@ -396,7 +457,10 @@ def main(argv=None):
     if "table1" in parts:
         conds = None if args.conditions is None else [int(c) for c in args.conditions.split(",")]
         part_table1(args.quick, lines, conds, args.runs, args.covariance, out=args.out, rfe_step=args.rfe_step,
-                    first_run=args.first_run)
+                    first_run=args.first_run, max_em_iter=args.max_em_iter, baselines=not args.no_baselines)
+    if "signal" in parts:
+        conds = (0,) if args.conditions is None else [int(c) for c in args.conditions.split(",")]
+        part_signal(lines, conds, args.signal_settings)
     if "table3" in parts:
         datasets = tuple(x.strip() for x in args.datasets.split(",") if x.strip())
         part_table3(args.quick, lines, args.t3_runs, out=args.out, rfe_step=args.rfe_step, datasets=datasets)
