@@ -237,11 +237,12 @@ def test_kmeans_lloyd_matches_sklearn_kmeans_from_the_same_seeds():
     np.testing.assert_allclose(np.asarray(centers), sk.cluster_centers_, atol=1e-4)
 
 
-def test_masked_gmm_vmap_over_masks_and_keys_equals_loop_on_selected_columns():
+@pytest.mark.parametrize("cov", ["diag", "tied"])
+def test_masked_gmm_vmap_over_masks_and_keys_equals_loop_on_selected_columns(cov):
     X, _ = _blobs(n=80, d=5, seed=2)
     masks = np.array([[1, 1, 0, 0, 1], [0, 1, 1, 1, 0], [1, 0, 1, 0, 1]], np.float32)
     keys = jax.random.split(jax.random.PRNGKey(4), 3)
-    kw = dict(n_clusters=3, covariance_type="diag", max_iter=20, kmeans_max_iter=20)
+    kw = dict(n_clusters=3, covariance_type=cov, max_iter=20, kmeans_max_iter=20)
     # width 4 > 3 selected: one padding column per mask
     batched = jax.jit(jax.vmap(lambda k, m: masked_gmm_labels(k, jnp.asarray(X), m, 4, **kw)))(keys, jnp.asarray(masks))
     for i in range(3):

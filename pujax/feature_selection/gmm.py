@@ -9,8 +9,8 @@ Masking ("unselected features contribute nothing")
     The data are given on a *compact* column layout ``Xc`` (``n x p``) with a column-validity vector ``valid``
     (``p``, 1 = the column is a selected feature, 0 = padding). Padding columns must hold zeros; every statistic
     ignores them exactly: their means are 0, their variances are replaced by 1 (diagonal) or their rows/columns of
-    the covariance by the identity (full), and the ``log(2 pi)`` constant counts valid columns only. Hence the fit
-    on ``(Xc, valid)`` equals the fit on the valid columns alone (same initial responsibilities), which
+    the covariance by the identity (full, tied), and the ``log(2 pi)`` constant counts valid columns only. Hence
+    the fit on ``(Xc, valid)`` equals the fit on the valid columns alone (same initial responsibilities), which
     :func:`compact_columns` exploits: a mask over ``d`` features becomes a fixed-width ``n x p`` gather, so a batch
     of masks with at most ``p`` selected features costs ``p`` (not ``d``) columns each.
 

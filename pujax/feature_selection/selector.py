@@ -98,9 +98,10 @@ class FSCPU(SaveLoadMixin, SelectorMixin, BaseEstimator):
         Covariance of the mixture components (scikit-learn's ``GaussianMixture`` types). The paper uses
         scikit-learn's default "full" (pass it for the paper's exact setting); "diag" does O(p) instead of O(p^2)
         work per row and component and needs fewer EM iterations, at some loss of selection quality on the
-        paper's synthetic data. "full" with ``max_em_iter=20`` selects as well as the paper's setting there at a
-        fraction of its cost; "tied" and "spherical" cost as little as "diag" but select worse (accuracy and speed
-        of each in ``benchmarks/results/fscpu.md`` and ``benchmarks/results/fscpu_table1.md``).
+        paper's synthetic data. "full" with ``max_em_iter=20`` selects as well as the paper's setting on the
+        synthetic conditions measured, at a fraction of its cost; "tied" and "spherical" cost as little as "diag"
+        but select worse there (accuracy and speed of each in ``benchmarks/results/fscpu.md`` and
+        ``benchmarks/results/fscpu_table1.md``).
     max_em_iter : int, default=100
         EM iterations at most (scikit-learn's ``max_iter``); EM stops earlier when the mean log-likelihood changes by
         less than ``tol``.
