@@ -194,7 +194,7 @@ def _data(X, covariance_type):
 
 
 def _precision_factor(cov, valid, reg_covar):
-    """Upper-triangular ``P`` with ``P P^T = cov^{-1}`` for covariances (..., p, p) on the valid columns.
+    """Upper-triangular ``P`` with ``P P^T = cov^{-1}`` for a batch of covariances (k, p, p) on the valid columns.
 
     The padding rows/columns are replaced by the identity and ``reg_covar`` is added to the valid diagonal.
     """
@@ -203,18 +203,16 @@ def _precision_factor(cov, valid, reg_covar):
     eye = jnp.eye(p, dtype=cov.dtype)
     cov = cov * vv + eye * (reg_covar * valid + (1.0 - valid))[None, :]
     chol = jnp.linalg.cholesky(cov)  # lower, cov = L L^T
-    return jnp.swapaxes(_lower_triangular_inverse(chol), -1, -2)
+    return jnp.swapaxes(_lower_triangular_inverse(chol), 1, 2)
 
 
 def _lower_triangular_inverse(L):
-    """Inverse of lower-triangular matrices (..., p, p) by forward substitution, row by row.
+    """Inverse of a batch of lower-triangular matrices (k, p, p) by forward substitution, row by row.
 
     Plain XLA ops (a ``fori_loop`` over the p rows) instead of LAPACK's ``trsm``: under ``shard_map`` on several
     CPU devices, the ``trsm`` custom call followed by the E-step's products deadlocked the in-process collective
     (jax 0.10.2, 2 CPU devices, K = 10, p = 29). Row i of L^{-1} is (e_i - sum_{j<i} L_ij row_j) / L_ii.
     """
-    batched = L.ndim == 3
-    L = L if batched else L[None]
     p = L.shape[-1]
     eye = jnp.eye(p, dtype=L.dtype)
     cols = jnp.arange(p)
@@ -224,8 +222,7 @@ def _lower_triangular_inverse(L):
         row = (eye[i][None, :] - jnp.einsum("kj,kjc->kc", li, inv, precision=HIGHEST)) / L[:, i, i][:, None]
         return inv.at[:, i, :].set(row)
 
-    inv = lax.fori_loop(0, p, body, jnp.zeros_like(L))
-    return inv if batched else inv[0]
+    return lax.fori_loop(0, p, body, jnp.zeros_like(L))
 
 
 def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
@@ -249,7 +246,7 @@ def _m_step_t(data, valid, resp_t, covariance_type, reg_covar):
         means = sums[:, :p] / nk[:, None]
         # scikit-learn's tied estimate: (X^T X - sum_k N_k mu_k mu_k^T) / sum_k N_k
         cov = (S - matmul(means.T, nk[:, None] * means)) / jnp.sum(nk)
-        prec = _precision_factor(cov, valid, reg_covar)
+        prec = _precision_factor(cov[None], valid, reg_covar)[0]
     elif covariance_type in ("diag", "spherical"):
         sums = matmul(resp_t, D)  # weighted sums of [x^2, x, 1]: one matmul
         nk = sums[:, 2 * p] + 10.0 * _eps(dtype)
