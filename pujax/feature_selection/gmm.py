@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from pujax.linalg import HIGHEST, matmul
+from pujax.linalg import HIGHEST, gram, matmul
 
 if TYPE_CHECKING:
     from typing import Any
@@ -170,27 +170,37 @@ def kmeans(key: jax.Array, X: ArrayLike, valid: ArrayLike, n_clusters: int, max_
 
 
 def _data(X, covariance_type):
-    """Per-fit constants ``(D, D^T, S)``: the products the M-step sums and the E-step weighs, one matmul each.
+    """Per-fit constants ``(D, DT, S)``: the products the M-step sums and the E-step weighs, one matmul each.
 
     diag / spherical: ``D = [X^2, X, 1]`` (n, 2p + 1); full: ``D = [x_a x_b (a <= b), X, 1]`` (n, p(p+1)/2 + p + 1);
     tied: ``D = [X, 1]`` (n, p + 1) and ``S = X^T X`` (p, p), the second moments every M-step reuses (``S`` is None
     for the other types). With D the M-step's weighted moments (second moments, first moments, soft counts N_k) are
     ``resp @ D`` and the E-step's weighted log-densities, constants included, are ``W @ D^T``: the quadratic form
     ``(x - mu)^T Lambda (x - mu)`` expands to ``sum_{a <= b} c_ab x_a x_b - 2 (Lambda mu) . x + mu^T Lambda mu``.
-    The columns are centered by the caller (:class:`~pujax.feature_selection.FSCPU` centers them), which keeps the
-    float32 cancellation in the expanded moments small.
+    ``DT`` is D stored transposed for the E-step's product ``(k, q) @ (q, n)``, except for ``full`` (``DT`` is
+    None and the E-step contracts D's rows directly): there D is large (n x 465 at p = 29), and inside the EM's
+    ``while_loop`` XLA cannot fold a stored transpose into the product, so a second copy would double the memory
+    that the two products stream through in every iteration. The columns are
+    centered by the caller (:class:`~pujax.feature_selection.FSCPU` centers them), which keeps the float32
+    cancellation in the expanded moments small.
     """
     ones = jnp.ones((X.shape[0], 1), X.dtype)
     S = None
     if covariance_type == "full":
         a, b = np.triu_indices(X.shape[1])
-        D = jnp.concatenate([X[:, a] * X[:, b], X, ones], axis=1)
-    elif covariance_type == "tied":
+        return jnp.concatenate([X[:, a] * X[:, b], X, ones], axis=1), None, None
+    if covariance_type == "tied":
         D = jnp.concatenate([X, ones], axis=1)
         S = matmul(X.T, X)
     else:
         D = jnp.concatenate([X * X, X, ones], axis=1)
     return D, D.T, S
+
+
+def _weigh_rows(W, data):
+    """``W @ D^T`` (k, n): the E-step's one product, from the stored transpose where there is one."""
+    D, DT, _ = data
+    return gram(W, D) if DT is None else matmul(W, DT)
 
 
 def _precision_factor(cov, valid, reg_covar):
@@ -271,7 +281,7 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
     the rows, ``-tr(Lambda S) / (2 n)``, which the mean log-likelihood adds back; 0 for the other types.
     """
     log_weights, means, prec = params
-    D, DT, S = data
+    D, _, S = data
     dtype = D.dtype
     n_valid = jnp.sum(valid)
     log2pi = jnp.log(2.0 * jnp.pi).astype(dtype)
@@ -285,14 +295,14 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
         log_det = jnp.sum(jnp.log(jnp.diagonal(prec, axis1=1, axis2=2)), axis=1)
         const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * lam_mu, axis=1))
         W = jnp.concatenate([-0.5 * coef, lam_mu, const[:, None]], axis=1)  # (k, p(p+1)/2 + p + 1)
-        return matmul(W, DT), zero
+        return _weigh_rows(W, data), zero
     if covariance_type == "tied":
         lam = matmul(prec, prec.T)
         lam_mu = matmul(means, lam)  # (k, p), lam symmetric
         log_det = jnp.sum(jnp.log(jnp.diagonal(prec)))
         const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * lam_mu, axis=1))
         W = jnp.concatenate([lam_mu, const[:, None]], axis=1)  # (k, p + 1)
-        return matmul(W, DT), -0.5 * jnp.sum(lam * S) / D.shape[0]
+        return _weigh_rows(W, data), -0.5 * jnp.sum(lam * S) / D.shape[0]
     if covariance_type == "spherical":
         prec_d = prec[:, None] * valid[None, :]
         log_det = 0.5 * n_valid * jnp.log(prec)
@@ -302,7 +312,7 @@ def _weighted_log_prob_t(data, valid, params, covariance_type):
     # -1/2 sum_j (x_j - mu_j)^2 p_j + const_k = [-p/2, mu p, const_k - 1/2 sum_j mu_j^2 p_j] . [x^2, x, 1]
     const = log_weights + log_det - 0.5 * (n_valid * log2pi + jnp.sum(means * means * prec_d, axis=1))
     W = jnp.concatenate([-0.5 * prec_d, means * prec_d, const[:, None]], axis=1)  # (k, 2p + 1)
-    return matmul(W, DT), zero
+    return _weigh_rows(W, data), zero
 
 
 def _e_step_t(data, valid, params, covariance_type):
