@@ -180,9 +180,9 @@ def _data(X, covariance_type):
     ``DT`` is D stored transposed for the E-step's product ``(k, q) @ (q, n)``, except for ``full`` (``DT`` is
     None and the E-step contracts D's rows directly): there D is large (n x 465 at p = 29), and inside the EM's
     ``while_loop`` XLA cannot fold a stored transpose into the product, so a second copy would double the memory
-    that the two products stream through in every iteration. The columns are
-    centered by the caller (:class:`~pujax.feature_selection.FSCPU` centers them), which keeps the float32
-    cancellation in the expanded moments small.
+    that the two products stream through in every iteration. The columns are centered by the caller
+    (:class:`~pujax.feature_selection.FSCPU` centers them), which keeps the float32 cancellation in the expanded
+    moments small.
     """
     ones = jnp.ones((X.shape[0], 1), X.dtype)
     S = None
