@@ -87,7 +87,10 @@ def pad_rows(size: int, *arrays: ArrayLike, fill: object = 0) -> np.ndarray | tu
 
 #: XLA options of :func:`quick_jit` (XLA:CPU only; GPU and TPU compilers ignore them).
 QUICK_COMPILE_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
-_quick = {"supported": True}  # False once XLA refused the options (a future XLA without them)
+#: XLA options for a program that runs once per fit and does little work (e.g. a network's initial weights):
+#: no LLVM optimisation, which compiles such a program in about half the time and runs it slower.
+RUN_ONCE_OPTIONS = {"xla_backend_optimization_level": 0}
+_refused: set = set()  # the option sets XLA refused (a future XLA without them)
 
 
 def _top_level() -> bool:
@@ -100,40 +103,41 @@ def _top_level() -> bool:
 
 
 class _QuickJit:
-    """A jit function compiled with :data:`QUICK_COMPILE_OPTIONS` when called at top level; inside another
+    """A jit function compiled with XLA options (:func:`quick_jit`) when called at top level; inside another
     function's trace it is inlined like any jit function. ``lower``, ``trace``, ``eval_shape`` and the other
     attributes of ``jax.jit`` functions are those of the plain jit function."""
 
-    def __init__(self, fun: Callable, jit_kwargs: dict):
+    def __init__(self, fun: Callable, options: dict, jit_kwargs: dict):
         import jax
 
         functools.update_wrapper(self, fun)
+        self._options = tuple(sorted(options.items()))
         self._plain = jax.jit(fun, **jit_kwargs)
-        self._quick = jax.jit(fun, compiler_options=QUICK_COMPILE_OPTIONS, **jit_kwargs)
+        self._quick = jax.jit(fun, compiler_options=options, **jit_kwargs)
 
     def __call__(self, *args, **kwargs):
-        if not (_quick["supported"] and _top_level()):
+        if self._options in _refused or not _top_level():
             return self._plain(*args, **kwargs)
         try:
             return self._quick(*args, **kwargs)
         except Exception as err:  # XLA's error type is private; the message names the option
             if "No such compile option" not in str(err):
                 raise
-            _quick["supported"] = False
+            _refused.add(self._options)
             return self._plain(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._plain, name)
 
 
-def quick_jit(fun: Callable | None = None, **jit_kwargs: Any) -> Callable:
-    """``jax.jit(fun, **jit_kwargs)`` compiled with :data:`QUICK_COMPILE_OPTIONS` (XLA:CPU's classic emitters:
-    a small kernel compiles 30-45 % faster and runs as fast); usable as ``@quick_jit`` or
-    ``@partial(quick_jit, static_argnames=...)``. Where the installed XLA does not know the options, the first call
-    falls back to plain ``jax.jit`` for the rest of the process."""
+def quick_jit(fun: Callable | None = None, *, options: dict = QUICK_COMPILE_OPTIONS, **jit_kwargs: Any) -> Callable:
+    """``jax.jit(fun, **jit_kwargs)`` compiled with the XLA ``options``, by default :data:`QUICK_COMPILE_OPTIONS`
+    (XLA:CPU's classic emitters: a small kernel compiles 30-45 % faster and runs as fast); usable as
+    ``@quick_jit`` or ``@partial(quick_jit, static_argnames=...)``. Where the installed XLA does not know the
+    options, the first call falls back to plain ``jax.jit`` for the rest of the process."""
     if fun is None:
-        return functools.partial(quick_jit, **jit_kwargs)
-    return _QuickJit(fun, jit_kwargs)
+        return functools.partial(quick_jit, options=options, **jit_kwargs)
+    return _QuickJit(fun, options, jit_kwargs)
 
 
 def rows_in_bucket(X: ArrayLike) -> tuple[np.ndarray, int]:

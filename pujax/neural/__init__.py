@@ -2,7 +2,7 @@
 
 * :mod:`pujax.neural.models` -- ``Linear``, ``MLP`` (d-300-300-300-300-1, BatchNorm, ReLU / Softsign) and
   ``AllConvNet`` (the 13-layer CIFAR-10 net), as ``flax.linen`` modules;
-* :mod:`pujax.neural.train` -- the functional core: :func:`train` (one jit-compiled program per run) and
+* :mod:`pujax.neural.train` -- the functional core: :func:`train` (two jit-compiled programs per run) and
   :func:`fit_many` (``vmap`` over seeds);
 * :class:`NNPUClassifier` -- the scikit-learn estimator;
 * :mod:`pujax.neural.vpu` and :class:`VPUClassifier` -- variational PU learning with MixUp (Chen et al. 2020), which

@@ -158,7 +158,7 @@ class NNPUClassifier(_NeuralPUBase):
         Evaluation hook ``callback(epoch, estimator)`` called after every epoch with the estimator's fitted
         attributes set to the current state (so ``estimator.score(X_test, y_test)`` works inside); returning
         ``True`` stops training. With a callback (or ``verbose``) epochs run one compiled epoch at a time; otherwise
-        the whole training is one compiled program.
+        the whole training is two compiled programs (initial state, all epochs).
     random_state : None, int, numpy generator or JAX key, default=None
         Seeds initialisation and minibatch order.
     verbose : bool, default=False

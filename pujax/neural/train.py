@@ -26,9 +26,9 @@ updates whose first row lies in epoch ``e`` form epoch ``e`` (a ``lax.while_loop
 :func:`pad_for_training`) and the true row count is a traced value, so data of a similar size reuses the compiled
 program. An epoch is one ``lax.scan`` over the minibatches (with ``k = 1`` one step on every row, unshuffled: the
 order would change only the summation order) and a training run is one ``lax.scan`` over epochs, so :func:`train`
-is a single jit-compiled program, and :func:`fit_many` ``vmap``-s it over PRNG keys (N seeds with different
-initialisations and minibatch orders trained as one program; one seed on one device runs :func:`train`'s program,
-without the seed axis).
+runs two jit-compiled programs, the initial state (compiled without LLVM optimisation: it runs once) and the
+epochs; :func:`fit_many` ``vmap``-s both over PRNG keys (N seeds with different initialisations and minibatch
+orders; one seed on one device runs :func:`train`'s programs, without the seed axis).
 
 Model selection (optional, ``validation_fraction > 0``; :mod:`pujax.neural.selection`): a stratified share of P and of
 U is held out, and after every epoch the program computes the held-out value of the risk being trained
@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from pujax.compilation import bucket_size, pad_rows
+from pujax.compilation import RUN_ONCE_OPTIONS, bucket_size, pad_rows, quick_jit
 from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_mask, accepts_train, make_model, scores_of
 from pujax.neural.selection import SELECTION_KEYS, first_key, held_out_rows, init_best, keep_best
@@ -406,8 +406,7 @@ _CACHE: dict = {}
 
 
 def _cached(kind, cfg, n_epochs, builder, n_batches=None):
-    """jit-compiled function per (kind, config, epochs, minibatches); configs whose module is unhashable are not
-    cached."""
+    """jit-compiled function per (kind, config, epochs, minibatches); not cached for an unhashable module."""
     try:
         key = (kind, cfg, n_epochs, n_batches)
         hash(key)
@@ -420,34 +419,42 @@ def _cached(kind, cfg, n_epochs, builder, n_batches=None):
     return _CACHE[key]
 
 
-def _train_fn(cfg, n_epochs, n_batches):
+def _train_fn(cfg, n_epochs, n_batches, many):
+    """``train`` (``many=""``) / ``fit_many`` (``many="_many"``): the program ``init*`` then ``epochs*``."""
+
     def run(key, X, s, prior, X_eval, y_eval, n_valid, val):
-        state = init_state(key, X, cfg, val is not None)
-        return run_epochs(cfg, state, X, s, prior, n_epochs, X_eval, y_eval, n_valid, n_batches, val)
+        init = _get_compiled("init" + many + ("_val" if val is not None else ""), cfg, 0)
+        epochs = _get_compiled("epochs" + many, cfg, n_epochs, n_batches)
+        return epochs(init(key, X), X, s, prior, X_eval, y_eval, n_valid, val)
 
     return run
 
 
 def _get_compiled(kind, cfg, n_epochs, n_batches=1):
-    """The jit-compiled program ``kind``; the training ones take ``(..., X_eval, y_eval, n_valid, val)`` with ``X``
-    padded by :func:`pad_for_training`, ``n_batches = static_batches(cfg, n_valid)`` and the held-out rows ``val``
-    of :func:`pujax.neural.selection.held_out_rows` (or None)."""
-    if kind == "train":
-        return _cached(kind, cfg, n_epochs, lambda: jax.jit(_train_fn(cfg, n_epochs, n_batches)), n_batches)
-    if kind == "fit_many":
-        return _cached(kind, cfg, n_epochs, lambda: jax.jit(jax.vmap(
-            _train_fn(cfg, n_epochs, n_batches), in_axes=(0, None, None, None, None, None, None, None))), n_batches)
-    if kind in ("init_many", "init_many_val"):
-        return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(
-            lambda k, X: init_state(k, X, cfg, kind == "init_many_val"), in_axes=(0, None))))
-    if kind == "epochs_many":
-        return _cached(kind, cfg, n_epochs, lambda: jax.jit(jax.vmap(
+    """The jit-compiled program ``kind`` (``*_many``: ``vmap``-ped over seeds). ``init[_many][_val]``: ``(key, X)`` ->
+    initial state (``_val``: with the model selection's entries), compiled with ``RUN_ONCE_OPTIONS`` of
+    :mod:`pujax.compilation` (it runs once per fit); ``epochs[_many]``: ``(state, X, s, prior, X_eval, y_eval, n_valid,
+    val)`` -> ``(state, history)`` (``X`` padded by :func:`pad_for_training`, ``n_batches = static_batches(cfg,
+    n_valid)``, ``val`` from :func:`~pujax.neural.selection.held_out_rows` or None); ``train`` / ``fit_many``:
+    ``(key, X, s, prior, X_eval, y_eval, n_valid, val)``, the two in turn; ``scores_many``: ``(variables, X)``."""
+    many = "_many" in kind or kind == "fit_many"
+
+    def seeds(f, n_shared):  # vmap over the first argument (keys or states) for the *_many kinds
+        return jax.vmap(f, in_axes=(0,) + (None,) * n_shared) if many else f
+
+    if kind in ("train", "fit_many"):
+        return _train_fn(cfg, n_epochs, n_batches, "_many" if many else "")
+    if kind in ("init", "init_val", "init_many", "init_many_val"):
+        validate = kind.endswith("_val")
+        return _cached(kind, cfg, 0, lambda: quick_jit(seeds(lambda k, X: init_state(k, X, cfg, validate), 1),
+                                                       options=RUN_ONCE_OPTIONS))
+    if kind in ("epochs", "epochs_many"):
+        return _cached(kind, cfg, n_epochs, lambda: jax.jit(seeds(
             lambda st, X, s, p, Xe, ye, nv, val: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye, nv, n_batches, val),
-            in_axes=(0, None, None, None, None, None, None, None))), n_batches)
+            7)), n_batches)
     if kind == "scores_many":  # depends on the module only: share it between risks and optimiser settings
         cfg = TrainConfig(module=cfg.module, eval_chunk=cfg.eval_chunk)
-        return _cached(kind, cfg, 0, lambda: jax.jit(jax.vmap(
-            lambda v, X: predict_scores(cfg, v, X), in_axes=(0, None))))
+        return _cached(kind, cfg, 0, lambda: jax.jit(seeds(lambda v, X: predict_scores(cfg, v, X), 1)))
     raise ValueError(kind)  # pragma: no cover
 
 
@@ -498,7 +505,7 @@ def train(key: jax.Array | int, X: ArrayLike, s: ArrayLike, prior: float, *, mod
           model_kwargs: dict | None = None, X_eval: ArrayLike | None = None,
           y_eval: ArrayLike | None = None, batching: str = "epoch",
           validation_fraction: float = 0.0) -> tuple[dict, dict]:
-    """Train one model with the nnPU (default), uPU or PN rule as one jit-compiled program.
+    """Train one model with the nnPU (default), uPU or PN rule (two jit-compiled programs: initial state, epochs).
 
     Parameters
     ----------
@@ -556,7 +563,7 @@ def fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, *, model
              model_kwargs: dict | None = None, X_eval: ArrayLike | None = None, y_eval: ArrayLike | None = None,
              devices: DevicesLike = None, batching: str = "epoch", validation_fraction: float = 0.0,
              validation_key: Any = None) -> tuple[dict, dict]:
-    """:func:`train` ``vmap``-ped over a batch of PRNG keys: N seeds in one compiled program.
+    """:func:`train` ``vmap``-ped over a batch of PRNG keys: N seeds in one compiled epochs program.
 
     ``fit_many(keys, ...)`` equals ``[train(k, ...) for k in keys]`` stacked (up to float rounding).
 
