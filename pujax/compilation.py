@@ -88,7 +88,8 @@ def pad_rows(size: int, *arrays: ArrayLike, fill: object = 0) -> np.ndarray | tu
 #: XLA options of :func:`quick_jit` (XLA:CPU only; GPU and TPU compilers ignore them).
 QUICK_COMPILE_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 #: XLA options for a program that runs once per fit and does little work (e.g. a network's initial weights):
-#: no LLVM optimisation, which compiles such a program in about half the time and runs it slower.
+#: no LLVM optimisation (an option of every backend), which on XLA:CPU compiles nnPU's initialisation in about half
+#: the time and runs it in milliseconds more (benchmarks/results/latency.md).
 RUN_ONCE_OPTIONS = {"xla_backend_optimization_level": 0}
 _refused: set = set()  # the option sets XLA refused (a future XLA without them)
 
