@@ -63,6 +63,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from pujax.compilation import RUN_ONCE_OPTIONS, quick_jit
 from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_train, make_model
 from pujax.neural.selection import first_key, init_best, keep_best, validation_split
@@ -338,11 +339,10 @@ def _parts(X, p_idx, u_idx, pv_idx, uv_idx):
     return jnp.take(X, p_idx, axis=0), jnp.take(X, u_idx, axis=0), val
 
 
-def _program(cfg: VPUConfig):
-    def run(seed, X, p_idx, u_idx, pv_idx, uv_idx):
-        key, gammas = seed
+def _train(cfg: VPUConfig):
+    def run(state, gammas, X, p_idx, u_idx, pv_idx, uv_idx):
         Xp, Xu, val = _parts(X, p_idx, u_idx, pv_idx, uv_idx)
-        state, hist = _run_epochs(cfg, _init(key, X, cfg, val is not None), gammas, Xp, Xu, val)
+        state, hist = _run_epochs(cfg, state, gammas, Xp, Xu, val)
         if val is not None:
             hist["best_epoch"] = state["best_epoch"]
         return _finish(cfg, state, Xp, Xu, val), hist
@@ -350,22 +350,36 @@ def _program(cfg: VPUConfig):
     return run
 
 
+def _fit(cfg: VPUConfig, one: str):
+    """``fit`` (``one=""``) / ``fit_one`` (``one="_one"``): the program ``init*`` then ``train*``."""
+
+    def run(seed, X, p_idx, u_idx, pv_idx, uv_idx):
+        key, gammas = seed
+        init = _compiled(("init" if pv_idx is None else "init_val") + one, cfg)
+        return _compiled("train" + one, cfg)(init(key, X), gammas, X, p_idx, u_idx, pv_idx, uv_idx)
+
+    return run
+
+
 _DATA_AXES = (None, None, None, None, None)
 
 
-
 def _compiled(kind: str, cfg: VPUConfig):
-    """jit-compiled, seed-vmapped programs of ``(seed, X, p_idx, u_idx, pv_idx, uv_idx)`` (the held-out indices
-    None without model selection): ``"fit"`` (``"fit_one"``: the same for one seed without the seed axis), or
-    ``"init"`` / ``"init_val"`` / ``"epochs"`` / ``"finish"`` for an epoch loop (shapes, hence the number of epochs,
-    are set by the arguments)."""
-    if kind == "fit":
-        return _cached("vpu_fit", cfg, 0, lambda: jax.jit(jax.vmap(_program(cfg), in_axes=(0, *_DATA_AXES))))
-    if kind == "fit_one":  # one seed, no seed axis (shard_seeds' ``single``)
-        return _cached("vpu_fit_one", cfg, 0, lambda: jax.jit(_program(cfg)))
-    if kind in ("init", "init_val"):
-        return _cached("vpu_" + kind, cfg, 0, lambda: jax.jit(jax.vmap(
-            lambda k, X: _init(k, X, cfg, kind == "init_val"), in_axes=(0, None))))
+    """jit-compiled programs, seed-``vmap``-ped (``*_one``: one seed without the seed axis, shard_seeds'
+    ``single``); the data are ``(X, p_idx, u_idx, pv_idx, uv_idx)`` (the held-out indices None without model
+    selection). ``init[_val][_one]``: ``(key, X)`` -> initial state, compiled with ``RUN_ONCE_OPTIONS`` of
+    :mod:`pujax.compilation` (it runs once per fit); ``train[_one]``: ``(state, gammas, *data)`` -> ``(model,
+    history)``; ``fit[_one]``: ``((key, gammas), *data)``, the two in turn; ``epochs`` and ``finish`` for an epoch
+    loop (shapes, hence the number of epochs, are set by the arguments)."""
+    seeds = (lambda f, axes: f) if kind.endswith("_one") else (lambda f, axes: jax.vmap(f, in_axes=axes))
+    if kind in ("fit", "fit_one"):
+        return _fit(cfg, kind[3:])
+    if kind in ("init", "init_val", "init_one", "init_val_one"):
+        validate = kind.startswith("init_val")
+        return _cached("vpu_" + kind, cfg, 0, lambda: quick_jit(
+            seeds(lambda k, X: _init(k, X, cfg, validate), (0, None)), options=RUN_ONCE_OPTIONS))
+    if kind in ("train", "train_one"):
+        return _cached("vpu_" + kind, cfg, 0, lambda: jax.jit(seeds(_train(cfg), (0, 0, *_DATA_AXES))))
     if kind == "epochs":
         def run(state, gammas, *data):
             return _run_epochs(cfg, state, gammas, *_parts(*data))
