@@ -185,16 +185,14 @@ def _data(X, covariance_type):
     moments small.
     """
     ones = jnp.ones((X.shape[0], 1), X.dtype)
-    S = None
     if covariance_type == "full":
         a, b = np.triu_indices(X.shape[1])
         return jnp.concatenate([X[:, a] * X[:, b], X, ones], axis=1), None, None
     if covariance_type == "tied":
         D = jnp.concatenate([X, ones], axis=1)
-        S = matmul(X.T, X)
-    else:
-        D = jnp.concatenate([X * X, X, ones], axis=1)
-    return D, D.T, S
+        return D, D.T, matmul(X.T, X)
+    D = jnp.concatenate([X * X, X, ones], axis=1)
+    return D, D.T, None
 
 
 def _weigh_rows(W, data):

@@ -437,7 +437,7 @@ def _get_compiled(kind, cfg, n_epochs, n_batches=1):
     val)`` -> ``(state, history)`` (``X`` padded by :func:`pad_for_training`, ``n_batches = static_batches(cfg,
     n_valid)``, ``val`` from :func:`~pujax.neural.selection.held_out_rows` or None); ``train`` / ``fit_many``:
     ``(key, X, s, prior, X_eval, y_eval, n_valid, val)``, the two in turn; ``scores_many``: ``(variables, X)``."""
-    many = "_many" in kind or kind == "fit_many"
+    many = "_many" in kind  # fit_many, init_many[_val], epochs_many, scores_many
 
     def seeds(f, n_shared):  # vmap over the first argument (keys or states) for the *_many kinds
         return jax.vmap(f, in_axes=(0,) + (None,) * n_shared) if many else f
