@@ -257,6 +257,34 @@ def test_save_load_pickle(resvm, pu_data, tmp_path):
         resvm.predict(Xte[:, :1])
 
 
+@pytest.mark.parametrize("uniform", [True, False])
+def test_problems_sharing_a_kernel_matrix_equal_each_problem_alone(uniform):
+    """solve_problems builds one kernel matrix for problems on the same rows and kernel parameters (a C grid on the
+    same resamples); each solution equals the problem solved alone on its own kernel matrix."""
+    from pujax.svm.core import _shared_kernels, solve_problems
+    from pujax.svm.problems import Problems
+
+    X, y, _ = _problem(11)
+    rng = np.random.default_rng(0)
+    rows = [rng.choice(N, 90, replace=True) for _ in range(2)]
+    specs = [(r, g, c) for r in range(2) for g in (0.3, 0.8) for c in (0.5, 2.0, 8.0)]  # groups of 3 problems
+    if not uniform:
+        specs = specs[:-1]  # one group of 2: no sharing
+    idx = np.stack([rows[r] for r, _, _ in specs]).astype(np.int32)
+    ys = y[idx]
+    Cs = np.stack([np.where(y[rows[r]] > 0, 2 * c, c) for r, _, c in specs]).astype(np.float32)
+    gammas = np.array([g for _, g, _ in specs])
+    order, G = _shared_kernels(idx, gammas, np.zeros(len(specs)))
+    assert G == (3 if uniform else 1) and sorted(order) == list(range(len(specs)))
+    sol = solve_problems(X, Problems(idx, ys, Cs), kernel="rbf", gamma=gammas, tol=TOL)
+    one = jax.jit(lambda K, y_, C_: solve_svm(K, None, y_, C_, tol=TOL))
+    for k, (r, g, _) in enumerate(specs):
+        ref = one(kernel_matrix(X[rows[r]], X[rows[r]], "rbf", gamma=g), jnp.asarray(ys[k]), jnp.asarray(Cs[k]))
+        np.testing.assert_allclose(sol.alpha[k], np.asarray(ref.alpha), atol=1e-4)
+        np.testing.assert_allclose(sol.bias[k], float(ref.bias), atol=1e-4)
+        assert sol.converged[k]
+
+
 def test_gridsearchcv_with_pu_scorer(pu_data):
     Xtr, s, _, _, _ = pu_data
     gs = GridSearchCV(RESVMClassifier(n_estimators=10, n_pos=20, max_samples=60, random_state=0),

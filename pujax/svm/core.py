@@ -163,15 +163,20 @@ def prior_threshold(scores: ArrayLike, prior: float) -> float:
 # ---------------------------------------------------------------------------------------------------- solving
 @partial(jax.jit, static_argnames=("kernel", "degree", "max_iter", "mesh"))
 def _solve_block(X, idx, y, C, gamma, coef0, tol, *, kernel, degree, max_iter, mesh):
-    """Solve a block of problems, split over the mesh: each device gathers its problems' rows, builds their dense
-    kernel matrices and runs its own batched SMO loop (no communication between devices)."""
+    """Solve a block of problems, split over the mesh: each device gathers the rows of its kernel matrices
+    (``idx``: (b, n), one per matrix), builds them and runs its own batched SMO loops over the ``G`` problems that
+    share each matrix (``y``, ``C``: (b, G, n)); no communication between devices."""
 
     def local(X, idx, y, C, gamma, coef0, tol):
         K = jax.vmap(lambda A, g, c: kernel_block(A, A, kernel, g, c, degree))(X[idx], gamma, coef0)
-        if idx.shape[0] == 1:  # one problem: its loop without vmap's selects (about 20 % faster on CPU)
-            sol = jax.tree.map(lambda a: a[None], solve_svm(K[0], None, y[0], C[0], tol, max_iter))
-        else:
-            sol = jax.vmap(lambda K_, y_, c_: solve_svm(K_, None, y_, c_, tol, max_iter))(K, y, C)
+        one = lambda K_, y_, c_: solve_svm(K_, None, y_, c_, tol, max_iter)  # noqa: E731
+        if y.shape[:2] == (1, 1):  # one problem: its loop without vmap's selects (about 20 % faster on CPU)
+            sol = jax.tree.map(lambda a: a[None, None], one(K[0], y[0, 0], C[0, 0]))
+        elif y.shape[1] == 1:  # one problem per kernel matrix
+            sol = jax.tree.map(lambda a: a[:, None], jax.vmap(one)(K, y[:, 0], C[:, 0]))
+        else:  # one batched SMO loop per problem of the groups (grid points converge at different speeds)
+            sol = jax.lax.map(lambda yc: jax.vmap(one)(K, *yc), (y.swapaxes(0, 1), C.swapaxes(0, 1)))
+            sol = jax.tree.map(lambda a: a.swapaxes(0, 1), sol)
         return sol.alpha, sol.bias, sol.n_iter, sol.gap, sol.converged
 
     rows, rep = PartitionSpec(AXIS), PartitionSpec()
@@ -180,11 +185,27 @@ def _solve_block(X, idx, y, C, gamma, coef0, tol, *, kernel, degree, max_iter, m
 
 
 def _block_size(B: int, n_slots: int, n_devices: int) -> int:
-    """Problems per block: a multiple of the device count, at most the kernel budget per device, blocks even."""
+    """Kernel matrices per block: a multiple of the device count, at most the kernel budget per device, blocks
+    even."""
     per_device = max(1, _KERNEL_BUDGET // (n_slots * n_slots))
     n_blocks = -(-B // (per_device * n_devices))
     per_block = -(-B // n_blocks)
     return -(-per_block // n_devices) * n_devices
+
+
+def _shared_kernels(idx: np.ndarray, gamma: np.ndarray, coef0: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(order, G)``: problems that train on the same rows with the same kernel parameters (a grid over ``C`` or
+    ``w_pos`` on the same resamples) share one kernel matrix. When every such group has ``G`` problems, ``order``
+    lists them group after group; otherwise ``G = 1`` and ``order`` is the identity."""
+    B = idx.shape[0]
+    keys = np.concatenate([idx.astype(np.int64), gamma.astype(np.float64).view(np.int64)[:, None],
+                           coef0.astype(np.float64).view(np.int64)[:, None]], axis=1)
+    _, first, inverse, counts = np.unique(keys, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    if counts.size == B or np.any(counts != counts[0]):
+        return np.arange(B), 1
+    # groups in the order of their first problem, problems of a group in their own order
+    order = np.lexsort((np.arange(B), first[inverse.ravel()]))
+    return order, int(counts[0])
 
 
 def solve_problems(X: ArrayLike, problems: Problems, *, kernel: str = "rbf", gamma: float = 1.0, coef0: float = 0.0,
@@ -192,29 +213,37 @@ def solve_problems(X: ArrayLike, problems: Problems, *, kernel: str = "rbf", gam
                    devices: DevicesLike = None) -> SolveResult:
     """Solve every base-model problem (rows ``problems.idx`` of ``X``) with the batched SMO solver.
 
-    ``gamma`` and ``coef0`` are scalars or one value per problem (a whole gamma grid is one batch). Problems are
-    solved in blocks whose dense kernel matrices fit the memory budget; a block is split over ``devices`` (see
-    :mod:`pujax.devices`), each device solving its share. Padding problems (all ``C = 0``) end at once. The same
-    problems give the same solutions on any number of devices.
+    ``gamma`` and ``coef0`` are scalars or one value per problem (a whole gamma grid is one batch). Problems that
+    train on the same rows with the same ``gamma`` and ``coef0`` (e.g. the grid points of a ``C`` / ``w_pos`` grid
+    on the same resamples) share one kernel matrix, built once. Problems are solved in blocks whose dense kernel
+    matrices fit the memory budget; a block is split over ``devices`` (see :mod:`pujax.devices`), each device
+    solving its share. Padding problems (all ``C = 0``) end at once. The same problems give the same solutions on
+    any number of devices.
     """
     mesh = device_mesh(devices)
     n_dev = mesh.devices.size
     dtype = jax.dtypes.canonicalize_dtype(np.float64)
     B, n = problems.idx.shape
-    block = _block_size(B, n, n_dev)
-    Xd = replicate(mesh, pad_rows(bucket_size(len(X)), np.asarray(X, dtype)))  # bucketed: refits reuse programs
     per_problem = [np.broadcast_to(np.asarray(v, dtype), (B,)) for v in (gamma, coef0)]
+    order, G = _shared_kernels(problems.idx, *per_problem)
+    idx, g, c0 = (a[order][::G] for a in (problems.idx, *per_problem))  # one row per kernel matrix
+    y, C = (np.asarray(a)[order].reshape(-1, G, n) for a in (problems.y, problems.C))
+    n_kernels = idx.shape[0]
+    block = _block_size(n_kernels, n, n_dev)
+    Xd = replicate(mesh, pad_rows(bucket_size(len(X)), np.asarray(X, dtype)))  # bucketed: refits reuse programs
     tol = np.asarray(tol, dtype)
     outs = []
-    for start in range(0, B, block):
-        part = [np.asarray(a[start:start + block]) for a in (*problems, *per_problem)]
+    for start in range(0, n_kernels, block):
+        part = [a[start:start + block] for a in (idx, y, C, g, c0)]
         m = part[0].shape[0]
         part = pad_rows(block, *part, fill=[0, 1, 0, 1, 0])
         dtypes = (np.int32, dtype, dtype, dtype, dtype)
         args = shard_rows(mesh, *(a.astype(t) for a, t in zip(part, dtypes)))
         res = _solve_block(Xd, *args, tol, kernel=kernel, degree=int(degree), max_iter=int(max_iter), mesh=mesh)
         outs.append([to_host(r)[:m] for r in res])
-    return SolveResult(*(np.concatenate(col) for col in zip(*outs)))
+    inverse = np.empty(B, np.int64)
+    inverse[order] = np.arange(B)
+    return SolveResult(*(np.concatenate(col).reshape((B,) + col[0].shape[2:])[inverse] for col in zip(*outs)))
 
 
 # ---------------------------------------------------------------------------------------------------- fitting
