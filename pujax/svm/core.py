@@ -3,8 +3,9 @@ r"""Functional core of the SVM ensembles (Claesen et al. 2015): a model NamedTup
 * :class:`SVMModel` -- the fitted ensemble as arrays: support vectors (standardized), dual coefficients and
   intercepts of every base model, kernel parameters, the standardization statistics and the decision threshold.
 * :func:`resvm_fit`, :func:`bagging_svm_fit`, :func:`cwsvm_fit` -- ``(key, X, s, ...) -> SVMModel``; all base
-  models are solved by :func:`solve_problems` (batched SMO, one dense kernel matrix per base model, base models
-  split over ``devices`` with :func:`jax.shard_map`).
+  models are solved by :func:`solve_problems` (batched SMO, one dense kernel matrix per resample, shared by the
+  problems that train on it with the same kernel parameters; base models split over ``devices`` with
+  :func:`jax.shard_map`).
 * :func:`svm_base_decision` (``psi_k(x)``, one column per base model), :func:`svm_decision` (``> 0`` means
   positive) and :func:`svm_proba`.
 
