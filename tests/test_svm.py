@@ -405,12 +405,19 @@ for name, make in [("RESVM", lambda d: RESVMClassifier(13, n_pos=20, max_samples
     out[name] = float(np.mean(one.predict(Xte) == four.predict(Xte)))
     same = one.dual_coef_.shape == four.dual_coef_.shape
     out[name + "_coef"] = float(np.max(np.abs(one.dual_coef_ - four.dual_coef_))) if same else 1e9
+# a C x w_pos grid: the problems of a fold's resample share a kernel matrix, split over the devices by matrix
+from pujax.svm import pu_grid_search
+g1, g4 = (pu_grid_search(RESVMClassifier(7, n_pos=20, max_samples=60, random_state=0, devices=d, prior=0.4),
+                         {"C": [0.5, 2.0], "w_pos": [1.0, 3.0]}, Xtr, s, cv=2, random_state=0) for d in (1, 4))
+out["GRID"] = float(np.mean(g1.best_estimator_.predict(Xte) == g4.best_estimator_.predict(Xte)))
+out["GRID_scores"] = float(np.max(np.abs(g1.cv_results_["mean_test_score"] - g4.cv_results_["mean_test_score"])))
 print("RESULT " + json.dumps(out))
 """
 
 
 def test_same_predictions_on_one_and_four_devices():
-    """Base models split over 4 forced CPU devices (shard_map) give the 1-device model (>= 99.9 % of predictions)."""
+    """Base models split over 4 forced CPU devices (shard_map) give the 1-device model (>= 99.9 % of predictions);
+    a grid search gives the same fold scores."""
     import json
     import os
     import subprocess
@@ -425,9 +432,11 @@ def test_same_predictions_on_one_and_four_devices():
     assert proc.returncode == 0 and line, proc.stderr[-3000:]
     out = json.loads(line[-1][7:])
     assert out["n_devices"] == 4
-    for name in ("RESVM", "BAG"):
+    for name in ("RESVM", "BAG", "GRID"):
         assert out[name] >= 0.999, out
+    for name in ("RESVM", "BAG"):
         assert out[name + "_coef"] < 1e-3, out
+    assert out["GRID_scores"] < 1e-6, out
 
 
 def test_refit_in_the_same_size_bucket_compiles_nothing(pu_data):
