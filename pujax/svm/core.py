@@ -175,7 +175,7 @@ def _solve_block(X, idx, y, C, gamma, coef0, tol, *, kernel, degree, max_iter, m
             sol = jax.tree.map(lambda a: a[None, None], one(K[0], y[0, 0], C[0, 0]))
         elif y.shape[1] == 1:  # one problem per kernel matrix
             sol = jax.tree.map(lambda a: a[:, None], jax.vmap(one)(K, y[:, 0], C[:, 0]))
-        else:  # one batched SMO loop per problem of the groups (grid points converge at different speeds)
+        else:  # for each g < G, the loop of the G = 1 case over the b matrices: the same solutions bit for bit
             sol = jax.lax.map(lambda yc: jax.vmap(one)(K, *yc), (y.swapaxes(0, 1), C.swapaxes(0, 1)))
             sol = jax.tree.map(lambda a: a.swapaxes(0, 1), sol)
         return sol.alpha, sol.bias, sol.n_iter, sol.gap, sol.converged
@@ -226,8 +226,8 @@ def solve_problems(X: ArrayLike, problems: Problems, *, kernel: str = "rbf", gam
     dtype = jax.dtypes.canonicalize_dtype(np.float64)
     B, n = problems.idx.shape
     per_problem = [np.broadcast_to(np.asarray(v, dtype), (B,)) for v in (gamma, coef0)]
-    order, G = _shared_kernels(problems.idx, *per_problem)
-    idx, g, c0 = (a[order][::G] for a in (problems.idx, *per_problem))  # one row per kernel matrix
+    order, G = _shared_kernels(np.asarray(problems.idx), *per_problem)
+    idx, g, c0 = (np.asarray(a)[order][::G] for a in (problems.idx, *per_problem))  # one row per kernel matrix
     y, C = (np.asarray(a)[order].reshape(-1, G, n) for a in (problems.y, problems.C))
     n_kernels = idx.shape[0]
     block = _block_size(n_kernels, n, n_dev)
