@@ -201,12 +201,11 @@ def _shared_kernels(idx: np.ndarray, gamma: np.ndarray, coef0: np.ndarray) -> tu
     B = idx.shape[0]
     keys = np.concatenate([idx.astype(np.int64), gamma.astype(np.float64).view(np.int64)[:, None],
                            coef0.astype(np.float64).view(np.int64)[:, None]], axis=1)
-    _, first, inverse, counts = np.unique(keys, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    group = duplicate_groups(keys)  # numbered in the order of the groups' first problems
+    counts = np.bincount(group)
     if counts.size == B or np.any(counts != counts[0]):
         return np.arange(B), 1
-    # groups in the order of their first problem, problems of a group in their own order
-    order = np.lexsort((np.arange(B), first[inverse.ravel()]))
-    return order, int(counts[0])
+    return np.argsort(group, kind="stable"), int(counts[0])  # a group's problems in their own order
 
 
 def solve_problems(X: ArrayLike, problems: Problems, *, kernel: str = "rbf", gamma: float = 1.0, coef0: float = 0.0,
