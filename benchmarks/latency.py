@@ -81,7 +81,6 @@ import json, time
 import jax
 import numpy as np
 jax.devices()
-from pujax.compilation import RUN_ONCE_OPTIONS
 from pujax.neural.train import _get_compiled, batch_layout, make_config, pad_for_training
 cfg = make_config(batch_size=30000, n_features=784)
 X = np.zeros((61000, 784), np.float32)
@@ -95,7 +94,7 @@ t0 = time.perf_counter()
 lowered = [init.lower(key, Xp), epochs.lower(init.eval_shape(key, Xp), Xp, sp, np.float32(0.5), None, None,
                                              np.int32(n), None)]
 t1 = time.perf_counter()
-lowered[0].compile(compiler_options=RUN_ONCE_OPTIONS)
+lowered[0].compile()  # with the init program's own options (RUN_ONCE_OPTIONS)
 lowered[1].compile()
 t2 = time.perf_counter()
 print("RESULT " + json.dumps({"rows": n, "padded": int(Xp.shape[0]), "minibatches": k, "lower": t1 - t0,

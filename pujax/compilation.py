@@ -105,8 +105,9 @@ def _top_level() -> bool:
 
 class _QuickJit:
     """A jit function compiled with XLA options (:func:`quick_jit`) when called at top level; inside another
-    function's trace it is inlined like any jit function. ``lower``, ``trace``, ``eval_shape`` and the other
-    attributes of ``jax.jit`` functions are those of the plain jit function."""
+    function's trace it is inlined like any jit function. ``lower`` lowers with the options (its ``compile()``
+    uses them); ``trace``, ``eval_shape`` and the other attributes of ``jax.jit`` functions are those of the plain
+    jit function."""
 
     def __init__(self, fun: Callable, options: dict, jit_kwargs: dict):
         import jax
@@ -126,6 +127,9 @@ class _QuickJit:
                 raise
             _refused.add(self._options)
             return self._plain(*args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        return (self._plain if self._options in _refused else self._quick).lower(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._plain, name)

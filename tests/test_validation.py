@@ -281,6 +281,8 @@ def test_quick_jit_equals_jit_inlines_in_traces_and_falls_back(monkeypatch):
     np.testing.assert_allclose(once(x), plain(x, k=4), rtol=1e-6)
     monkeypatch.setattr(C, "_refused", set())
     bad = {"xla_no_such_option_in_any_xla": True}
+    with pytest.raises(Exception, match="No such compile option"):  # lower() carries the options to compile()
+        C.quick_jit(lambda v: v * 5.0, options=bad).lower(x).compile()
     refused = C.quick_jit(lambda v: v * 5.0, options=bad)
     np.testing.assert_allclose(refused(x), x * 5.0)
     np.testing.assert_allclose(refused(x + 1), (x + 1) * 5.0)
