@@ -17,17 +17,20 @@ import contextlib
 import functools
 import math
 import os
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from pujax.compilation_store import ExecutableStore
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = ["bucket_size", "pad_rows", "rows_in_bucket", "enable_compilation_cache", "count_compilations",
-           "CompilationCount", "quick_jit", "QUICK_COMPILE_OPTIONS"]
+           "CompilationCount", "jit", "quick_jit", "QUICK_COMPILE_OPTIONS"]
 
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
@@ -92,6 +95,7 @@ QUICK_COMPILE_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 #: the time and runs it in milliseconds more (benchmarks/results/latency.md).
 RUN_ONCE_OPTIONS = {"xla_backend_optimization_level": 0}
 _refused: set = set()  # the option sets XLA refused (a future XLA without them)
+_store = ExecutableStore()  # on once enable_compilation_cache(executables=True) ran
 
 
 def _top_level() -> bool:
@@ -103,30 +107,57 @@ def _top_level() -> bool:
     return bool(getattr(core, "trace_state_clean", lambda: False)())
 
 
-class _QuickJit:
-    """A jit function compiled with XLA options (:func:`quick_jit`) when called at top level; inside another
-    function's trace it is inlined like any jit function. ``lower`` lowers with the options (its ``compile()``
-    uses them); ``trace``, ``eval_shape`` and the other attributes of ``jax.jit`` functions are those of the plain
-    jit function."""
+class _Jit:
+    """A jit function (:func:`jit`, :func:`quick_jit`) compiled with XLA ``options`` when called at top level;
+    inside another function's trace it is inlined like any jit function. With the executable store on
+    (:func:`enable_compilation_cache`), a top-level call whose program is in the store runs it without tracing,
+    lowering or compiling (:class:`pujax.compilation_store.ExecutableStore`). ``lower`` lowers with the options
+    (its ``compile()`` uses them); ``trace``, ``eval_shape`` and the other attributes of ``jax.jit`` functions are
+    those of the plain jit function."""
 
     def __init__(self, fun: Callable, options: dict, jit_kwargs: dict):
         import jax
+
+        from pujax.compilation_store import CallKey
 
         functools.update_wrapper(self, fun)
         self._options = tuple(sorted(options.items()))
         self._plain = jax.jit(fun, **jit_kwargs)
         self._quick = jax.jit(fun, compiler_options=options, **jit_kwargs)
+        self._call_key = CallKey(fun, self._options, jit_kwargs)
+        self._executables: dict = {}
+        self._lock = threading.Lock()
 
     def __call__(self, *args, **kwargs):
         if self._options in _refused or not _top_level():
             return self._plain(*args, **kwargs)
         try:
+            if _store.directory is not None:
+                key = self._call_key(args, kwargs)
+                if key is not None:
+                    return self._run_stored(key, args, kwargs)
             return self._quick(*args, **kwargs)
         except Exception as err:  # XLA's error type is private; the message names the option
             if "No such compile option" not in str(err):
                 raise
             _refused.add(self._options)
             return self._plain(*args, **kwargs)
+
+    def _run_stored(self, key, args, kwargs):
+        """Run the program of ``key`` (the call's signature): from memory, from the store, or compiled and
+        stored."""
+        digest, dyn_args, dyn_kwargs = key
+        compiled = self._executables.get(digest)
+        if compiled is None:
+            with self._lock:  # threads (the forests' tree batches) load or compile a program once
+                compiled = self._executables.get(digest)
+                if compiled is None:
+                    compiled = _store.load(digest)
+                    if compiled is None:
+                        compiled = self._quick.lower(*args, **kwargs).compile()
+                        _store.save(digest, compiled)
+                    self._executables[digest] = compiled
+        return compiled(*dyn_args, **dyn_kwargs)
 
     def lower(self, *args, **kwargs):
         return (self._plain if self._options in _refused else self._quick).lower(*args, **kwargs)
@@ -135,14 +166,23 @@ class _QuickJit:
         return getattr(self._plain, name)
 
 
+def jit(fun: Callable | None = None, **jit_kwargs: Any) -> Callable:
+    """``jax.jit(fun, **jit_kwargs)`` whose top-level calls use the executable store once
+    :func:`enable_compilation_cache` is on; usable as ``@jit`` or ``@partial(jit, static_argnames=...)``. Every
+    module-level jit function of pujax is made by this or by :func:`quick_jit`."""
+    if fun is None:
+        return functools.partial(jit, **jit_kwargs)
+    return _Jit(fun, {}, jit_kwargs)
+
+
 def quick_jit(fun: Callable | None = None, *, options: dict = QUICK_COMPILE_OPTIONS, **jit_kwargs: Any) -> Callable:
-    """``jax.jit(fun, **jit_kwargs)`` compiled with the XLA ``options``, by default :data:`QUICK_COMPILE_OPTIONS`
-    (XLA:CPU's classic emitters: a small kernel compiles 30-45 % faster and runs as fast); usable as
-    ``@quick_jit`` or ``@partial(quick_jit, static_argnames=...)``. Where the installed XLA does not know the
-    options, the first call falls back to plain ``jax.jit`` for the rest of the process."""
+    """:func:`jit` compiled with the XLA ``options``, by default :data:`QUICK_COMPILE_OPTIONS` (XLA:CPU's classic
+    emitters: a small kernel compiles 30-45 % faster and runs as fast); usable as ``@quick_jit`` or
+    ``@partial(quick_jit, static_argnames=...)``. Where the installed XLA does not know the options, the first
+    call falls back to plain ``jax.jit`` for the rest of the process."""
     if fun is None:
         return functools.partial(quick_jit, options=options, **jit_kwargs)
-    return _QuickJit(fun, options, jit_kwargs)
+    return _Jit(fun, options, jit_kwargs)
 
 
 def rows_in_bucket(X: ArrayLike) -> tuple[np.ndarray, int]:
@@ -152,12 +192,15 @@ def rows_in_bucket(X: ArrayLike) -> tuple[np.ndarray, int]:
     return pad_rows(bucket_size(n), X), n
 
 
-def enable_compilation_cache(path: str | os.PathLike | None = None) -> str:
+def enable_compilation_cache(path: str | os.PathLike | None = None, executables: bool = True) -> str:
     """Switch on JAX's persistent compilation cache so compiled programs survive the process (and, with a Google
     Drive folder as ``path`` in Colab, the runtime). ``import pujax`` never does this on its own.
 
     ``path`` defaults to ``$PUJAX_CACHE_DIR`` or ``<user cache dir>/pujax/jax`` (``$XDG_CACHE_HOME`` or
-    ``~/.cache``). Every program is cached, however fast it compiled. Returns the directory used.
+    ``~/.cache``). Every program is cached, however fast it compiled. With ``executables`` (the default), pujax's
+    own programs are also kept in the executable store (:mod:`pujax.compilation_store`, folder
+    ``pujax-executables``), which a later process loads without tracing or lowering the functions again.
+    Returns the directory used.
     """
     import jax
 
@@ -169,6 +212,10 @@ def enable_compilation_cache(path: str | os.PathLike | None = None) -> str:
     jax.config.update("jax_compilation_cache_dir", path)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    _store.directory = None
+    if executables:
+        os.makedirs(os.path.join(path, "pujax-executables"), exist_ok=True)
+        _store.directory = os.path.join(path, "pujax-executables")
     return path
 
 

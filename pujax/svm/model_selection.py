@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-import jax
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
@@ -25,7 +24,7 @@ from pujax.svm.core import SolveResult, ensemble_scores, make_model, prior_thres
 from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
 from pujax.svm.kernels import KERNELS, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import Problems, draw_problems, in_bag
-from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X, host_rng
+from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X, host_fold_in, host_rng
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -171,7 +170,7 @@ def pu_grid_search(estimator: BaseEstimator, param_grid: dict | list[dict], X: A
     key = as_key(random_state)
     seed, refit_seed = (int(v) for v in host_rng(key).integers(0, 2**31 - 1, size=2))  # folds, refit model
     folds = list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(X, s))
-    fold_keys = [jax.random.fold_in(key, f) for f in range(cv)]
+    fold_keys = [host_fold_in(key, f) for f in range(cv)]
     Xs_folds = [standardize(X, *standardize_stats(X[tr])) for tr, _ in folds]
 
     groups = defaultdict(list)

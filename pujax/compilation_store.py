@@ -1,0 +1,224 @@
+"""The executable store: compiled programs of pujax's jit functions kept on disk under a key of the call's
+signature, so that a later process runs them without tracing, lowering or compiling.
+
+JAX's persistent compilation cache keys a program by its lowered module, so even a cache hit pays Python tracing
+and lowering of the function first (most of a warm ``python -m pujax``). The store keys a program by what
+determines it before tracing: the function (module and qualified name), pujax's source, the JAX / jaxlib / NumPy
+versions, the device, ``XLA_FLAGS``, JAX's configuration that affects tracing, the compiler options, the static
+arguments and the shapes, dtypes and tree structure of the other arguments. A call whose key cannot be formed
+safely -- a closure or a function outside pujax, a static argument that is not a plain value (e.g. a
+``jax.sharding.Mesh``), an argument that is a tracer or lives on another device than the default one -- takes the
+usual ``jax.jit`` path. :func:`pujax.compilation.enable_compilation_cache` switches the store on (in a
+``pujax-executables`` folder of the cache directory); it is off otherwise.
+
+Entries are pickles of serialised XLA executables (:mod:`jax.experimental.serialize_executable`): like JAX's own
+cache, load only a directory you trust.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import hashlib
+import inspect
+import os
+import pickle
+import re
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CallKey", "ExecutableStore"]
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+@functools.lru_cache(maxsize=1)
+def _source_digest() -> str:
+    """sha256 of pujax's Python sources (file names and contents)."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha256()
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = os.path.join(folder, name)
+            digest.update(os.path.relpath(path, root).encode())
+            with open(path, "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()
+
+
+def _environment() -> str:
+    """Software, device and XLA flags the compiled programs depend on."""
+    import jax
+    import jaxlib
+
+    device = jax.devices()[0]
+    return repr((_source_digest(), jax.__version__, jaxlib.__version__, np.__version__, device.platform,
+                 device.device_kind, device.client.platform_version, jax.process_count(), jax.device_count(),
+                 os.environ.get("XLA_FLAGS", ""), os.environ.get("LIBTPU_INIT_ARGS", "")))
+
+
+_context_memo: list = [None, None]
+
+
+def _trace_context() -> str | None:
+    """JAX's configuration that its own jit cache keys on (x64, matmul precision, PRNG implementation, ...), as
+    text without object addresses; None where this JAX does not expose it (the store then stays unused)."""
+    try:
+        from jax._src import config  # JAX has no public accessor for the values that affect tracing
+        context = config.trace_context()
+    except Exception:  # pragma: no cover - another JAX
+        return None
+    if _context_memo[0] is not context and _context_memo[0] != context:
+        _context_memo[:] = [context, _ADDRESS.sub("", repr(context))]
+    return _context_memo[1]
+
+
+def _static_text(value: Any) -> str | None:
+    """Text that determines a static argument: plain values, enums, a mesh of the default device alone, tuples /
+    lists and dataclasses of them; None for anything else (the call then takes the plain jit path)."""
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if isinstance(value, _PLAIN):
+        return f"{kind}:{value!r}"
+    if isinstance(value, np.generic):
+        return f"{kind}:{value.dtype.str}:{value.item()!r}"
+    if isinstance(value, enum.Enum):
+        return f"{kind}.{value.name}"
+    if type(value).__name__ == "Mesh" and hasattr(value, "axis_names"):  # a jax.sharding.Mesh
+        import jax
+
+        one_device = value.devices.size == 1 and value.devices.flat[0] == jax.devices()[0]
+        return f"{kind}({value.axis_names!r},{getattr(value, 'axis_types', None)!r})" if one_device else None
+    if isinstance(value, (tuple, list)):
+        parts = [_static_text(v) for v in value]
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        parts = [_static_text(getattr(value, f.name)) for f in dataclasses.fields(value)]
+    else:
+        return None
+    return None if any(p is None for p in parts) else f"{kind}({','.join(parts)})"
+
+
+class CallKey:
+    """``key(args, kwargs)`` -> ``(digest, dynamic args, dynamic kwargs)`` for a call of a jit function made with
+    ``jit_kwargs``, or None where the call cannot be keyed safely (see the module's docstring)."""
+
+    def __init__(self, fun: Callable, options: tuple, jit_kwargs: dict):
+        name = f"{getattr(fun, '__module__', '')}.{getattr(fun, '__qualname__', '')}"
+        self._usable = (inspect.isfunction(fun) and fun.__closure__ is None and name.startswith("pujax.")
+                        and "<" not in name)
+        self._name = f"{name}:{options!r}"
+        self._static_positions, self._static_names = self._statics(fun, jit_kwargs) if self._usable else ((), ())
+        self._prefix: tuple | None = None
+
+    @staticmethod
+    def _statics(fun: Callable, jit_kwargs: dict) -> tuple[frozenset, frozenset]:
+        """Positions and names of the static arguments (given by number or name, as ``jax.jit`` resolves them)."""
+        numbers = jit_kwargs.get("static_argnums") or ()
+        names = jit_kwargs.get("static_argnames") or ()
+        numbers = {numbers} if isinstance(numbers, int) else set(numbers)
+        names = {names} if isinstance(names, str) else set(names)
+        positional = [p.name for p in inspect.signature(fun).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        numbers |= {i for i, p in enumerate(positional) if p in names}
+        names |= {positional[i] for i in numbers if 0 <= i < len(positional)}
+        return frozenset(numbers), frozenset(names)
+
+    def __call__(self, args: tuple, kwargs: dict):
+        if not self._usable:
+            return None
+        try:
+            return self._key(args, kwargs)
+        except Exception:  # a value jit itself would reject: let jit raise its own error
+            return None
+
+    def _key(self, args: tuple, kwargs: dict):
+        import jax
+
+        context = _trace_context()
+        if context is None or jax.config.jax_disable_jit:
+            return None
+        statics, dyn_args, dyn_kwargs = [], [], {}
+        for i, a in enumerate(args):
+            if i in self._static_positions:
+                statics.append((i, a))
+            else:
+                dyn_args.append(a)
+        for k in sorted(kwargs):
+            if k in self._static_names:
+                statics.append((k, kwargs[k]))
+            else:
+                dyn_kwargs[k] = kwargs[k]
+        static_text = _static_text(tuple(statics))
+        if static_text is None:
+            return None
+        leaves, tree = jax.tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+        device = jax.devices()[0]
+        types = []
+        for leaf in leaves:
+            if isinstance(leaf, jax.core.Tracer):
+                return None
+            if isinstance(leaf, jax.Array):
+                if leaf.sharding.device_set != {device}:
+                    return None
+            elif not isinstance(leaf, (np.ndarray, np.generic) + _PLAIN[1:5]):
+                return None
+            types.append(str(jax.typeof(leaf)))
+        if self._prefix is None:
+            self._prefix = (_environment(), self._name)
+        text = repr((self._prefix, context, static_text, str(tree), types))
+        return hashlib.sha256(text.encode()).hexdigest(), tuple(dyn_args), dyn_kwargs
+
+
+class ExecutableStore:
+    """Compiled programs on disk, one file per key: ``load(digest)`` -> ``jax.stages.Compiled`` or None,
+    ``save(digest, compiled)``. ``directory`` None means the store is off; ``loaded`` and ``saved`` count the
+    programs read and written by this process."""
+
+    def __init__(self):
+        self.directory: str | None = None
+        self.loaded = 0
+        self.saved = 0
+
+    def _path(self, digest: str) -> str:
+        return os.path.join(self.directory, digest + ".exe")
+
+    def load(self, digest: str):
+        """The stored program of ``digest``, or None (none stored, or an entry this JAX cannot load)."""
+        from jax.experimental.serialize_executable import deserialize_and_load
+
+        try:
+            with open(self._path(digest), "rb") as f:
+                payload, in_tree, out_tree = pickle.load(f)
+            compiled = deserialize_and_load(payload, in_tree, out_tree)
+        except Exception:  # none stored, or a truncated or foreign entry (compiled again and replaced)
+            return None
+        self.loaded += 1
+        return compiled
+
+    def save(self, digest: str, compiled) -> bool:
+        """Write ``compiled`` under ``digest`` (atomically); False where it cannot be serialised (e.g. a program
+        with captured constants: it is then compiled again in every process)."""
+        from jax.experimental.serialize_executable import serialize
+
+        try:
+            data = pickle.dumps(serialize(compiled), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            return False
+        try:
+            handle, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+        except OSError:  # e.g. a read-only folder
+            return False
+        try:
+            with os.fdopen(handle, "wb") as f:
+                f.write(data)
+            os.replace(tmp, self._path(digest))
+        except OSError:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            return False
+        self.saved += 1
+        return True
