@@ -439,6 +439,26 @@ def test_same_predictions_on_one_and_four_devices():
     assert out["GRID_scores"] < 1e-6, out
 
 
+@pytest.mark.parametrize("n_sv", [300, 2500])
+def test_base_decisions_equal_a_numpy_rbf_expansion(n_sv):
+    """psi_k(x) = sum_i coef_ki K(x, sv_i) + b_k (float64 numpy) for a model with fewer and with more support
+    vectors than one scoring block (more: the blocks of support vectors are summed one after the other)."""
+    from pujax.svm import core
+
+    rng = np.random.default_rng(n_sv)
+    d, B = 7, 5
+    SV, X = rng.normal(size=(n_sv, d)).astype(np.float32), rng.normal(size=(333, d))
+    coef, bias = rng.normal(size=(B, n_sv)).astype(np.float32) / n_sv, rng.normal(size=B).astype(np.float32)
+    f = np.float32
+    model = core.SVMModel(SV, coef, bias, np.zeros(d), np.ones(d), np.asarray(1, np.int32), np.asarray(0.2, f),
+                          np.asarray(0.0, f), np.asarray(3, np.int32), np.asarray(0.5, f), np.asarray(True),
+                          np.zeros(B, np.int32), np.zeros(B, f))
+    X32 = X.astype(np.float32).astype(np.float64)
+    K = np.exp(-0.2 * ((X32[:, None, :] - SV[None].astype(np.float64)) ** 2).sum(-1))
+    np.testing.assert_allclose(core.svm_base_decision(model, X), K @ coef.T.astype(np.float64) + bias, rtol=1e-4,
+                               atol=1e-5)
+
+
 def test_refit_in_the_same_size_bucket_compiles_nothing(pu_data):
     """Rows, resample widths and predict batches are padded to size buckets: a refit on fewer rows of the same
     bucket, and a predict on another batch size, reuse the compiled programs."""

@@ -63,6 +63,7 @@ __all__ = ["SVMModel", "SolveResult", "vote_fraction", "ensemble_decision", "sol
 
 _KERNEL_BUDGET = 1 << 25  # floats of per-problem kernel matrices per device at once (128 MB in float32)
 _PREDICT_BUDGET = 1 << 24  # floats of one predict block K(X_chunk, SV)
+_SV_BLOCK = 1024  # support vectors scored at once when there are more
 THRESHOLD_ROWS = 4096
 """At most this many unlabeled rows, drawn at random, set the prior threshold (:func:`threshold_rows`); the share
 of a sample of 4096 rows above a threshold is within about 0.008 (one standard error) of the share of all rows."""
@@ -377,14 +378,18 @@ def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: 
 
 # ---------------------------------------------------------------------------------------------------- predicting
 @partial(jit, static_argnames=("kernel", "degree"))
-def _psi_block(Xc, SV, coef, bias, gamma, coef0, *, kernel, degree):
-    return matmul(kernel_block(Xc, SV, kernel, gamma, coef0, degree), coef.T) + bias[None, :]
+def _psi_block(Xc, SV, coef, acc, gamma, coef0, *, kernel, degree):
+    """``acc + K(Xc, SV) coef^T``: one chunk of rows against one block of support vectors."""
+    return matmul(kernel_block(Xc, SV, kernel, gamma, coef0, degree), coef.T) + acc
 
 
 def _sv_slots(n_sv: int) -> int:
-    """Support vectors padded to a power of two (at least 8): their count varies from fit to fit, so refits on
-    similar data reuse the program."""
-    return max(8, 1 << (n_sv - 1).bit_length())
+    """Support vectors padded to a power of two (at least 8) up to :data:`_SV_BLOCK`, then to a multiple of it:
+    their count varies from fit to fit, so refits on similar data reuse the program (above ``_SV_BLOCK``, one
+    program for every count: the blocks are scored one after the other)."""
+    if n_sv <= _SV_BLOCK:
+        return max(8, 1 << (n_sv - 1).bit_length())
+    return -(-n_sv // _SV_BLOCK) * _SV_BLOCK
 
 
 def _finite(psi) -> np.ndarray:
@@ -404,19 +409,22 @@ def _psi(model: SVMModel, Xs, min_rows: int = 0) -> np.ndarray:
     :func:`_sv_slots`."""
     dtype = jax.dtypes.canonicalize_dtype(np.float64)
     nb = _sv_slots(model.support_vectors.shape[0])
-    SV = jax.device_put(pad_rows(nb, np.asarray(model.support_vectors, dtype)))
-    coef = jax.device_put(pad_rows(nb, np.asarray(model.dual_coef, dtype).T).T)
+    sb = min(nb, _SV_BLOCK)
+    SV = pad_rows(nb, np.asarray(model.support_vectors, dtype))
+    coef = pad_rows(nb, np.asarray(model.dual_coef, dtype).T).T
+    blocks = [(jax.device_put(SV[j:j + sb]), jax.device_put(coef[:, j:j + sb])) for j in range(0, nb, sb)]
     bias = np.asarray(model.intercept, dtype)
     kernel, degree = KERNELS[int(model.kernel)], int(model.degree)
     gamma, coef0 = np.asarray(model.gamma, dtype), np.asarray(model.coef0, dtype)
     n = Xs.shape[0]
-    cs = bucket_size(min(max(n, min_rows), max(8, _PREDICT_BUDGET // nb)))
+    cs = bucket_size(min(max(n, min_rows), max(8, _PREDICT_BUDGET // sb)))
     out = []
     for start in range(0, n, cs):
         Xc = Xs[start:start + cs]
-        block = _psi_block(jax.device_put(pad_rows(cs, Xc)), SV, coef, bias, gamma, coef0, kernel=kernel,
-                           degree=degree)
-        out.append(np.asarray(block)[:Xc.shape[0]])
+        Xd, acc = jax.device_put(pad_rows(cs, Xc)), np.broadcast_to(bias, (cs, bias.shape[0]))
+        for SV_j, coef_j in blocks:
+            acc = _psi_block(Xd, SV_j, coef_j, acc, gamma, coef0, kernel=kernel, degree=degree)
+        out.append(np.asarray(acc)[:Xc.shape[0]])
     return _finite(np.concatenate(out, axis=0) if out else np.zeros((0, bias.shape[0]), dtype))
 
 
