@@ -125,6 +125,7 @@ class _Jit:
         self._plain = jax.jit(fun, **jit_kwargs)
         self._quick = jax.jit(fun, compiler_options=options, **jit_kwargs)
         self._call_key = CallKey(fun, self._options, jit_kwargs)
+        self._jit_kwargs = jit_kwargs
         self._executables: dict = {}
         self._lock = threading.Lock()
 
@@ -154,8 +155,8 @@ class _Jit:
                 if compiled is None:
                     compiled = _store.load(digest)
                     if compiled is None:
-                        compiled = self._quick.lower(*args, **kwargs).compile()
-                        _store.save(digest, compiled)
+                        compiled = _store.compile(digest, self.__wrapped__, dict(self._options), self._jit_kwargs,
+                                                  args, kwargs)
                     self._executables[digest] = compiled
         return compiled(*dyn_args, **dyn_kwargs)
 

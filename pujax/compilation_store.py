@@ -25,6 +25,8 @@ import os
 import pickle
 import re
 import tempfile
+import threading
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -173,15 +175,49 @@ class CallKey:
         return hashlib.sha256(text.encode()).hexdigest(), tuple(dyn_args), dyn_kwargs
 
 
+_answered = threading.local()  # .hit: JAX's persistent cache answered this thread's last compilation
+
+
+def _listen_for_cache_hits(event: str, **kwargs) -> None:
+    if event == "/jax/compilation_cache/cache_hits":
+        _answered.hit = True
+
+
 class ExecutableStore:
     """Compiled programs on disk, one file per key: ``load(digest)`` -> ``jax.stages.Compiled`` or None,
-    ``save(digest, compiled)``. ``directory`` None means the store is off; ``loaded`` and ``saved`` count the
-    programs read and written by this process."""
+    ``compile(digest, fun, options, jit_kwargs, args, kwargs)`` compiles and saves. ``directory`` None means the
+    store is off; ``loaded`` and ``saved`` count the programs read and written by this process."""
 
     def __init__(self):
         self.directory: str | None = None
         self.loaded = 0
         self.saved = 0
+        self._listening = False
+
+    def compile(self, digest: str, fun: Callable, options: dict, jit_kwargs: dict, args: tuple, kwargs: dict):
+        """``jax.jit(fun, compiler_options=options, **jit_kwargs)`` compiled for ``(args, kwargs)`` and saved.
+
+        An executable that JAX's persistent cache returns cannot be serialised again (XLA:CPU's loaded programs
+        lack their code: the copy fails when run), so the program is lowered under a name that carries the digest,
+        a module JAX's cache has not seen; where JAX's cache answered all the same (the store's entry was deleted,
+        or could not be written), it is compiled once more under a random name and that program is saved."""
+        import jax
+
+        if not self._listening:
+            jax.monitoring.register_event_listener(_listen_for_cache_hits)
+            self._listening = True
+        for suffix in (digest[:16], f"{digest[:16]}_{uuid.uuid4().hex}"):
+            @functools.wraps(fun)
+            def named(*a, **k):
+                return fun(*a, **k)
+
+            named.__name__ = f"{fun.__name__}_{suffix}"
+            _answered.hit = False
+            compiled = jax.jit(named, compiler_options=options, **jit_kwargs).lower(*args, **kwargs).compile()
+            if not _answered.hit:
+                self.save(digest, compiled)
+                break
+        return compiled
 
     def _path(self, digest: str) -> str:
         return os.path.join(self.directory, digest + ".exe")
