@@ -1,5 +1,6 @@
-"""Compilation: size buckets that let new data reuse compiled programs, JAX's persistent compilation cache, and a
-counter of XLA compilations for tests and benchmarks.
+"""Compilation: size buckets that let new data reuse compiled programs, pujax's jit functions (:func:`jit`,
+:func:`quick_jit`), JAX's persistent compilation cache with pujax's executable store, and a counter of XLA
+compilations for tests and benchmarks.
 
 Every jit program of pujax sees array shapes from a small geometric set: a row count ``n`` is padded (with
 zero-weight or masked rows) to :func:`bucket_size` ``(n)``, the smallest size ``ceil8(2^(k/4)) >= n`` -- at most
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from pujax.compilation_store import ExecutableStore
+from pujax.compilation_store import CallKey, ExecutableStore
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -117,8 +118,6 @@ class _Jit:
 
     def __init__(self, fun: Callable, options: dict, jit_kwargs: dict):
         import jax
-
-        from pujax.compilation_store import CallKey
 
         functools.update_wrapper(self, fun)
         self._options = tuple(sorted(options.items()))
