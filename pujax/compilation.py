@@ -116,14 +116,14 @@ class _Jit:
     (its ``compile()`` uses them); ``trace``, ``eval_shape`` and the other attributes of ``jax.jit`` functions are
     those of the plain jit function."""
 
-    def __init__(self, fun: Callable, options: dict, jit_kwargs: dict):
+    def __init__(self, fun: Callable, options: dict, jit_kwargs: dict, store_name: str | None = None):
         import jax
 
         functools.update_wrapper(self, fun)
         self._options = tuple(sorted(options.items()))
         self._plain = jax.jit(fun, **jit_kwargs)
         self._quick = jax.jit(fun, compiler_options=options, **jit_kwargs)
-        self._call_key = CallKey(fun, self._options, jit_kwargs)
+        self._call_key = CallKey(fun, self._options, jit_kwargs, store_name)
         self._jit_kwargs = jit_kwargs
         self._executables: dict = {}
         self._lock = threading.Lock()
@@ -166,23 +166,25 @@ class _Jit:
         return getattr(self._plain, name)
 
 
-def jit(fun: Callable | None = None, **jit_kwargs: Any) -> Callable:
+def jit(fun: Callable | None = None, *, store_name: str | None = None, **jit_kwargs: Any) -> Callable:
     """``jax.jit(fun, **jit_kwargs)`` whose top-level calls use the executable store once
     :func:`enable_compilation_cache` is on; usable as ``@jit`` or ``@partial(jit, static_argnames=...)``. Every
-    module-level jit function of pujax is made by this or by :func:`quick_jit`."""
+    jit function of pujax is made by this or by :func:`quick_jit`. ``store_name``: for a closure, the text that
+    (with pujax's source) determines it, which makes it storable (:class:`pujax.compilation_store.CallKey`)."""
     if fun is None:
-        return functools.partial(jit, **jit_kwargs)
-    return _Jit(fun, {}, jit_kwargs)
+        return functools.partial(jit, store_name=store_name, **jit_kwargs)
+    return _Jit(fun, {}, jit_kwargs, store_name)
 
 
-def quick_jit(fun: Callable | None = None, *, options: dict = QUICK_COMPILE_OPTIONS, **jit_kwargs: Any) -> Callable:
+def quick_jit(fun: Callable | None = None, *, options: dict = QUICK_COMPILE_OPTIONS, store_name: str | None = None,
+              **jit_kwargs: Any) -> Callable:
     """:func:`jit` compiled with the XLA ``options``, by default :data:`QUICK_COMPILE_OPTIONS` (XLA:CPU's classic
     emitters: a small kernel compiles 30-45 % faster and runs as fast); usable as ``@quick_jit`` or
     ``@partial(quick_jit, static_argnames=...)``. Where the installed XLA does not know the options, the first
     call falls back to plain ``jax.jit`` for the rest of the process."""
     if fun is None:
-        return functools.partial(quick_jit, options=options, **jit_kwargs)
-    return _Jit(fun, options, jit_kwargs)
+        return functools.partial(quick_jit, options=options, store_name=store_name, **jit_kwargs)
+    return _Jit(fun, options, jit_kwargs, store_name)
 
 
 def rows_in_bucket(X: ArrayLike) -> tuple[np.ndarray, int]:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CallKey", "ExecutableStore"]
+__all__ = ["CallKey", "ExecutableStore", "static_text"]
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -80,7 +80,7 @@ def _trace_context() -> str | None:
     return _context_memo[1]
 
 
-def _static_text(value: Any) -> str | None:
+def static_text(value: Any) -> str | None:
     """Text that determines a static argument: plain values, enums, a mesh of the default device alone, tuples /
     lists and dataclasses of them; None for anything else (the call then takes the plain jit path)."""
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
@@ -96,9 +96,9 @@ def _static_text(value: Any) -> str | None:
         one_device = value.devices.size == 1 and value.devices.flat[0] == jax.devices()[0]
         return f"{kind}({value.axis_names!r},{getattr(value, 'axis_types', None)!r})" if one_device else None
     if isinstance(value, (tuple, list)):
-        parts = [_static_text(v) for v in value]
+        parts = [static_text(v) for v in value]
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        parts = [_static_text(getattr(value, f.name)) for f in dataclasses.fields(value)]
+        parts = [static_text(getattr(value, f.name)) for f in dataclasses.fields(value)]
     else:
         return None
     return None if any(p is None for p in parts) else f"{kind}({','.join(parts)})"
@@ -106,14 +106,22 @@ def _static_text(value: Any) -> str | None:
 
 class CallKey:
     """``key(args, kwargs)`` -> ``(digest, dynamic args, dynamic kwargs)`` for a call of a jit function made with
-    ``jit_kwargs``, or None where the call cannot be keyed safely (see the module's docstring)."""
+    ``jit_kwargs``, or None where the call cannot be keyed safely (see the module's docstring). ``name``: text that
+    with pujax's source determines the traced function (a closure built per configuration, e.g. the neural
+    training programs: their kind and configuration); by default the function's module and qualified name, for a
+    module-level function of pujax that closes over nothing."""
 
-    def __init__(self, fun: Callable, options: tuple, jit_kwargs: dict):
-        name = f"{getattr(fun, '__module__', '')}.{getattr(fun, '__qualname__', '')}"
-        self._usable = (inspect.isfunction(fun) and fun.__closure__ is None and name.startswith("pujax.")
-                        and "<" not in name)
+    def __init__(self, fun: Callable, options: tuple, jit_kwargs: dict, name: str | None = None):
+        if name is None:
+            name = f"{getattr(fun, '__module__', '')}.{getattr(fun, '__qualname__', '')}"
+            self._usable = (inspect.isfunction(fun) and fun.__closure__ is None and name.startswith("pujax.")
+                            and "<" not in name)
+        else:
+            self._usable = True
         self._name = f"{name}:{options!r}"
-        self._static_positions, self._static_names = self._statics(fun, jit_kwargs) if self._usable else ((), ())
+        has_statics = jit_kwargs.get("static_argnums") is not None or jit_kwargs.get("static_argnames") is not None
+        self._static_positions, self._static_names = (self._statics(fun, jit_kwargs) if self._usable and has_statics
+                                                      else (frozenset(), frozenset()))
         self._prefix: tuple | None = None
 
     @staticmethod
@@ -154,8 +162,8 @@ class CallKey:
                 statics.append((k, kwargs[k]))
             else:
                 dyn_kwargs[k] = kwargs[k]
-        static_text = _static_text(tuple(statics))
-        if static_text is None:
+        statics_text = static_text(tuple(statics))
+        if statics_text is None:
             return None
         leaves, tree = jax.tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
         device = jax.devices()[0]
@@ -171,7 +179,7 @@ class CallKey:
             types.append(str(jax.typeof(leaf)))
         if self._prefix is None:
             self._prefix = (_environment(), self._name)
-        text = repr((self._prefix, context, static_text, str(tree), types))
+        text = repr((self._prefix, context, statics_text, str(tree), types))
         return hashlib.sha256(text.encode()).hexdigest(), tuple(dyn_args), dyn_kwargs
 
 

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import pujax.compilation as C
-from pujax.compilation_store import CallKey, _static_text
+from pujax.compilation_store import CallKey, static_text
 
 
 def _f(x, k, *, scale):
@@ -61,11 +61,11 @@ def test_static_text_of_plain_values_meshes_and_dataclasses():
         a: int
         b: tuple
 
-    assert _static_text(Cfg(1, (2.0, "x"))) != _static_text(Cfg(1, (2.0, "y")))
-    assert _static_text((1, 2)) != _static_text([1, 2]) != _static_text((1.0, 2))
-    assert _static_text(np.int32(3)) != _static_text(np.int64(3)) != _static_text(3)
-    assert _static_text(device_mesh(1)) is not None  # the default device alone: one program, one device
-    assert _static_text(Cfg(1, (object(),))) is None and _static_text(np.ones(2)) is None
+    assert static_text(Cfg(1, (2.0, "x"))) != static_text(Cfg(1, (2.0, "y")))
+    assert static_text((1, 2)) != static_text([1, 2]) != static_text((1.0, 2))
+    assert static_text(np.int32(3)) != static_text(np.int64(3)) != static_text(3)
+    assert static_text(device_mesh(1)) is not None  # the default device alone: one program, one device
+    assert static_text(Cfg(1, (object(),))) is None and static_text(np.ones(2)) is None
 
 
 def test_stored_program_runs_in_a_new_function_object_without_compiling(tmp_path, monkeypatch):
@@ -104,7 +104,8 @@ s = np.zeros(455, int)
 s[rng.choice(np.flatnonzero(y[:455] == 1), 70, replace=False)] = 1
 out, counts = {}, {}
 for name, kw in [("PUExtraTreesClassifier", {"n_estimators": 20}), ("AdaPUClassifier", {"n_estimators": 20}),
-                 ("RESVMClassifier", {"n_estimators": 5}), ("TwoHNC", {"n_neighbors": 5})]:
+                 ("RESVMClassifier", {"n_estimators": 5}), ("TwoHNC", {"n_neighbors": 5}),
+                 ("NNPUClassifier", {"epochs": 3, "model": "linear"})]:
     est = getattr(pujax, name)(prior=0.6, random_state=0, **kw)
     with C.count_compilations() as c:
         est.fit(X[:455], s)
@@ -123,7 +124,7 @@ def _fits(cache):
 
 
 def test_second_process_loads_every_program_and_gets_the_same_models(tmp_path):
-    """Fits of PU ET, Ada-PU, RESVM and 2-HNC: the second process with the same cache directory loads every
+    """Fits of PU ET, Ada-PU, RESVM, 2-HNC and nnPU: the second process with the same cache directory loads every
     program the first stored and compiles none of them; with the store's folder deleted (JAX's cache kept: its
     executables cannot be serialised again) a third process stores the programs anew and a fourth loads them;
     decisions are bit for bit those of plain jax.jit."""
@@ -148,3 +149,30 @@ def test_enable_compilation_cache_switches_the_store(tmp_path, monkeypatch):
     assert C._store.directory is None
     C.enable_compilation_cache(tmp_path)
     assert C._store.directory == str(tmp_path / "pujax-executables") and os.path.isdir(C._store.directory)
+
+
+def test_neural_programs_are_named_by_their_whole_configuration():
+    """nnPU's programs are closures: the store names them by kind, epochs, minibatches and the configuration with
+    the module's fields; a module, activation or loss from outside pujax is never stored."""
+    import flax.linen as nn
+
+    from pujax.neural.train import _store_name, make_config
+
+    base = make_config("mlp", n_features=5)
+    name = _store_name("epochs", base, 100, 1)
+    assert name is not None
+    others = [_store_name("epochs", make_config("mlp", n_features=5, learning_rate=1e-4), 100, 1),
+              _store_name("epochs", make_config("mlp", n_features=5, model_kwargs={"hidden_sizes": (30,)}), 100, 1),
+              _store_name("epochs", make_config("linear", n_features=5), 100, 1),
+              _store_name("epochs", base, 99, 1), _store_name("epochs", base, 100, 2),
+              _store_name("epochs_many", base, 100, 1)]
+    assert None not in others and len({name, *others}) == len(others) + 1
+
+    class Outside(nn.Module):
+        @nn.compact
+        def __call__(self, x, train=False, mask=None):
+            return nn.Dense(1)(x)[..., 0]
+
+    assert _store_name("epochs", make_config(Outside(), n_features=5), 100, 1) is None
+    assert _store_name("epochs", make_config("mlp", n_features=5, model_kwargs={"activation": jnp.tanh}), 100,
+                       1) is None

@@ -14,11 +14,13 @@ All functions are deterministic given the JAX key (an int seed is accepted too) 
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import numpy as np
 
+from pujax.compilation import quick_jit
 from pujax.validation import as_key, check_binary_labels, check_float, check_int, check_X, host_split
 
 if TYPE_CHECKING:
@@ -41,8 +43,14 @@ def _xy(X, y):
     return X, y
 
 
+@partial(quick_jit, static_argnames=("k", "replace"))
+def _draw(key, candidates, *, k: int, replace: bool):
+    return jax.random.choice(key, candidates, shape=(k,), replace=replace)
+
+
 def _choice(key, candidates: np.ndarray, k: int, replace: bool = False) -> np.ndarray:
-    return np.asarray(jax.random.choice(key, candidates, shape=(k,), replace=replace))
+    """``jax.random.choice`` of ``k`` candidates, as one program (eager, its pieces compiled one by one)."""
+    return np.asarray(_draw(key, candidates, k=int(k), replace=bool(replace)))
 
 
 def make_case_control(key: jax.Array | int, X: ArrayLike, y: ArrayLike, n_labeled: int,

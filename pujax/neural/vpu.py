@@ -63,7 +63,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from pujax.compilation import RUN_ONCE_OPTIONS, quick_jit
+from pujax.compilation import RUN_ONCE_OPTIONS, jit, quick_jit
 from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_train, make_model
 from pujax.neural.selection import first_key, init_best, keep_best, validation_split
@@ -376,18 +376,20 @@ def _compiled(kind: str, cfg: VPUConfig):
         return _fit(cfg, kind[3:])
     if kind in ("init", "init_val", "init_one", "init_val_one"):
         validate = kind.startswith("init_val")
-        return _cached("vpu_" + kind, cfg, 0, lambda: quick_jit(
-            seeds(lambda k, X: _init(k, X, cfg, validate), (0, None)), options=RUN_ONCE_OPTIONS))
+        return _cached("vpu_" + kind, cfg, 0, lambda name: quick_jit(
+            seeds(lambda k, X: _init(k, X, cfg, validate), (0, None)), options=RUN_ONCE_OPTIONS, store_name=name))
     if kind in ("train", "train_one"):
-        return _cached("vpu_" + kind, cfg, 0, lambda: jax.jit(seeds(_train(cfg), (0, 0, *_DATA_AXES))))
+        return _cached("vpu_" + kind, cfg, 0, lambda name: jit(seeds(_train(cfg), (0, 0, *_DATA_AXES)),
+                                                                store_name=name))
     if kind == "epochs":
         def run(state, gammas, *data):
             return _run_epochs(cfg, state, gammas, *_parts(*data))
 
-        return _cached("vpu_epochs", cfg, 0, lambda: jax.jit(jax.vmap(run, in_axes=(0, 0, *_DATA_AXES))))
+        return _cached("vpu_epochs", cfg, 0, lambda name: jit(jax.vmap(run, in_axes=(0, 0, *_DATA_AXES)),
+                                                               store_name=name))
     if kind == "finish":
-        return _cached("vpu_finish", cfg, 0, lambda: jax.jit(jax.vmap(
-            lambda st, *data: _finish(cfg, st, *_parts(*data)), in_axes=(0, *_DATA_AXES))))
+        return _cached("vpu_finish", cfg, 0, lambda name: jit(jax.vmap(
+            lambda st, *data: _finish(cfg, st, *_parts(*data)), in_axes=(0, *_DATA_AXES)), store_name=name))
     raise ValueError(kind)  # pragma: no cover
 
 
