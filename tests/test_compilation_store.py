@@ -156,16 +156,17 @@ def test_neural_programs_are_named_by_their_whole_configuration():
     the module's fields; a module, activation or loss from outside pujax is never stored."""
     import flax.linen as nn
 
-    from pujax.neural.train import _store_name, make_config
+    from pujax.neural.programs import store_name
+    from pujax.neural.train import make_config
 
     base = make_config("mlp", n_features=5)
-    name = _store_name("epochs", base, 100, 1)
+    name = store_name("epochs", base, 100, 1)
     assert name is not None
-    others = [_store_name("epochs", make_config("mlp", n_features=5, learning_rate=1e-4), 100, 1),
-              _store_name("epochs", make_config("mlp", n_features=5, model_kwargs={"hidden_sizes": (30,)}), 100, 1),
-              _store_name("epochs", make_config("linear", n_features=5), 100, 1),
-              _store_name("epochs", base, 99, 1), _store_name("epochs", base, 100, 2),
-              _store_name("epochs_many", base, 100, 1)]
+    others = [store_name("epochs", make_config("mlp", n_features=5, learning_rate=1e-4), 100, 1),
+              store_name("epochs", make_config("mlp", n_features=5, model_kwargs={"hidden_sizes": (30,)}), 100, 1),
+              store_name("epochs", make_config("linear", n_features=5), 100, 1),
+              store_name("epochs", base, 99, 1), store_name("epochs", base, 100, 2),
+              store_name("epochs_many", base, 100, 1)]
     assert None not in others and len({name, *others}) == len(others) + 1
 
     class Outside(nn.Module):
@@ -173,6 +174,6 @@ def test_neural_programs_are_named_by_their_whole_configuration():
         def __call__(self, x, train=False, mask=None):
             return nn.Dense(1)(x)[..., 0]
 
-    assert _store_name("epochs", make_config(Outside(), n_features=5), 100, 1) is None
-    assert _store_name("epochs", make_config("mlp", n_features=5, model_kwargs={"activation": jnp.tanh}), 100,
+    assert store_name("epochs", make_config(Outside(), n_features=5), 100, 1) is None
+    assert store_name("epochs", make_config("mlp", n_features=5, model_kwargs={"activation": jnp.tanh}), 100,
                        1) is None

@@ -50,9 +50,9 @@ import numpy as np
 import optax
 
 from pujax.compilation import RUN_ONCE_OPTIONS, bucket_size, jit, pad_rows, quick_jit
-from pujax.compilation_store import static_text
 from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_mask, accepts_train, make_model, scores_of
+from pujax.neural.programs import cached
 from pujax.neural.selection import SELECTION_KEYS, first_key, held_out_rows, init_best, keep_best
 from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
 from pujax.validation import as_key, check_in, check_int, check_prior, check_pu_labels, check_X
@@ -403,37 +403,6 @@ def _stream_epoch(cfg, state, X, s, prior, n_valid, n_batches=None):
 
 # ------------------------------------------------------------------------------------ compiled entry points
 
-_CACHE: dict = {}
-
-
-def _store_name(kind, cfg, n_epochs, n_batches) -> str | None:
-    """The text that names a program in the executable store (:mod:`pujax.compilation_store`): its kind, epochs,
-    minibatches and configuration (the module's fields included); None for a module, activation or loss from
-    outside pujax (its code is not in the store's key)."""
-    module = cfg.module
-    if not type(module).__module__.startswith("pujax.") or not isinstance(getattr(cfg, "loss", ""), str):
-        return None
-    fields = tuple((f.name, getattr(module, f.name)) for f in dataclasses.fields(module)
-                   if f.name not in ("parent", "name"))
-    return static_text((kind, n_epochs, n_batches, type(module).__qualname__, fields,
-                         dataclasses.replace(cfg, module=None)))
-
-
-def _cached(kind, cfg, n_epochs, builder, n_batches=None):
-    """jit-compiled function per (kind, config, epochs, minibatches); not cached for an unhashable module.
-    ``builder(store_name)`` makes it (``store_name`` from :func:`_store_name`)."""
-    try:
-        key = (kind, cfg, n_epochs, n_batches)
-        hash(key)
-    except TypeError:
-        return builder(None)
-    if key not in _CACHE:
-        if len(_CACHE) > 64:
-            _CACHE.clear()
-        _CACHE[key] = builder(_store_name(kind, cfg, n_epochs, n_batches))
-    return _CACHE[key]
-
-
 def _train_fn(cfg, n_epochs, n_batches, many):
     """``train`` (``many=""``) / ``fit_many`` (``many="_many"``): the program ``init*`` then ``epochs*``."""
 
@@ -461,15 +430,15 @@ def _get_compiled(kind, cfg, n_epochs, n_batches=1):
         return _train_fn(cfg, n_epochs, n_batches, "_many" if many else "")
     if kind in ("init", "init_val", "init_many", "init_many_val"):
         validate = kind.endswith("_val")
-        return _cached(kind, cfg, 0, lambda name: quick_jit(
+        return cached(kind, cfg, 0, lambda name: quick_jit(
             seeds(lambda k, X: init_state(k, X, cfg, validate), 1), options=RUN_ONCE_OPTIONS, store_name=name))
     if kind in ("epochs", "epochs_many"):
-        return _cached(kind, cfg, n_epochs, lambda name: jit(seeds(
+        return cached(kind, cfg, n_epochs, lambda name: jit(seeds(
             lambda st, X, s, p, Xe, ye, nv, val: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye, nv, n_batches, val),
             7), store_name=name), n_batches)
     if kind == "scores_many":  # depends on the module only: share it between risks and optimiser settings
         cfg = TrainConfig(module=cfg.module, eval_chunk=cfg.eval_chunk)
-        return _cached(kind, cfg, 0, lambda name: jit(seeds(lambda v, X: predict_scores(cfg, v, X), 1),
+        return cached(kind, cfg, 0, lambda name: jit(seeds(lambda v, X: predict_scores(cfg, v, X), 1),
                                                       store_name=name))
     raise ValueError(kind)  # pragma: no cover
 

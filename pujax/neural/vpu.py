@@ -66,8 +66,9 @@ import optax
 from pujax.compilation import RUN_ONCE_OPTIONS, jit, quick_jit
 from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_train, make_model
+from pujax.neural.programs import cached
 from pujax.neural.selection import first_key, init_best, keep_best, validation_split
-from pujax.neural.train import _apply, _cached, _check_float, batch_layout, predict_scores
+from pujax.neural.train import _apply, _check_float, batch_layout, predict_scores
 from pujax.validation import as_key, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
@@ -376,19 +377,19 @@ def _compiled(kind: str, cfg: VPUConfig):
         return _fit(cfg, kind[3:])
     if kind in ("init", "init_val", "init_one", "init_val_one"):
         validate = kind.startswith("init_val")
-        return _cached("vpu_" + kind, cfg, 0, lambda name: quick_jit(
+        return cached("vpu_" + kind, cfg, 0, lambda name: quick_jit(
             seeds(lambda k, X: _init(k, X, cfg, validate), (0, None)), options=RUN_ONCE_OPTIONS, store_name=name))
     if kind in ("train", "train_one"):
-        return _cached("vpu_" + kind, cfg, 0, lambda name: jit(seeds(_train(cfg), (0, 0, *_DATA_AXES)),
+        return cached("vpu_" + kind, cfg, 0, lambda name: jit(seeds(_train(cfg), (0, 0, *_DATA_AXES)),
                                                                 store_name=name))
     if kind == "epochs":
         def run(state, gammas, *data):
             return _run_epochs(cfg, state, gammas, *_parts(*data))
 
-        return _cached("vpu_epochs", cfg, 0, lambda name: jit(jax.vmap(run, in_axes=(0, 0, *_DATA_AXES)),
+        return cached("vpu_epochs", cfg, 0, lambda name: jit(jax.vmap(run, in_axes=(0, 0, *_DATA_AXES)),
                                                                store_name=name))
     if kind == "finish":
-        return _cached("vpu_finish", cfg, 0, lambda name: jit(jax.vmap(
+        return cached("vpu_finish", cfg, 0, lambda name: jit(jax.vmap(
             lambda st, *data: _finish(cfg, st, *_parts(*data)), in_axes=(0, *_DATA_AXES)), store_name=name))
     raise ValueError(kind)  # pragma: no cover
 
