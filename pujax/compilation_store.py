@@ -5,11 +5,13 @@ JAX's persistent compilation cache keys a program by its lowered module, so even
 and lowering of the function first (most of a warm ``python -m pujax``). The store keys a program by what
 determines it before tracing: the function (module and qualified name), pujax's source, the JAX / jaxlib / NumPy
 versions, the device, ``XLA_FLAGS``, JAX's configuration that affects tracing, the compiler options, the static
-arguments and the shapes, dtypes and tree structure of the other arguments. A call whose key cannot be formed
-safely -- a closure or a function outside pujax, a static argument that is not a plain value (e.g. a
-``jax.sharding.Mesh``), an argument that is a tracer or lives on another device than the default one -- takes the
-usual ``jax.jit`` path. :func:`pujax.compilation.enable_compilation_cache` switches the store on (in a
-``pujax-executables`` folder of the cache directory); it is off otherwise.
+arguments and the shapes, dtypes and tree structure of the other arguments. A closure is stored only under a name
+its maker gives (``store_name`` of :func:`pujax.compilation.jit`: the neural programs, named by their
+configuration). A call whose key cannot be formed safely -- an unnamed closure or a function outside pujax, a
+static argument that is not a plain value (e.g. a mesh of several devices), an argument that is a tracer or lives
+on another device than the default one, several processes (``jax.distributed``) -- takes the usual ``jax.jit``
+path. :func:`pujax.compilation.enable_compilation_cache` switches the store on (in a ``pujax-executables`` folder
+of the cache directory); it is off otherwise.
 
 Entries are pickles of serialised XLA executables (:mod:`jax.experimental.serialize_executable`): like JAX's own
 cache, load only a directory you trust.
@@ -149,7 +151,7 @@ class CallKey:
         import jax
 
         context = _trace_context()
-        if context is None or jax.config.jax_disable_jit:
+        if context is None or jax.config.jax_disable_jit or jax.process_count() > 1:
             return None
         statics, dyn_args, dyn_kwargs = [], [], {}
         for i, a in enumerate(args):
