@@ -131,3 +131,15 @@ def test_public_api_is_annotated():
         if bare:
             missing.append(f"{qual} ({fn.__module__}): {', '.join(bare)}")
     assert not missing, "annotate these public parameters / returns:\n" + "\n".join(sorted(missing))
+
+
+def test_jit_functions_are_made_by_pujax_compilation():
+    """Every jit function of pujax is made by pujax.compilation.jit / quick_jit (so that the executable store can
+    keep its programs), never by jax.jit directly."""
+    import re
+
+    pattern = re.compile(r"@jax\.jit\b|jax\.jit\(|partial\(jax\.jit\b")
+    makers = ("compilation.py", "compilation_store.py")
+    found = [f"{path.relative_to(PKG.parent)}:{i}" for path in PKG.rglob("*.py") if path.name not in makers
+             for i, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert not found, found
