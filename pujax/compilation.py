@@ -201,7 +201,8 @@ def enable_compilation_cache(path: str | os.PathLike | None = None, executables:
     ``path`` defaults to ``$PUJAX_CACHE_DIR`` or ``<user cache dir>/pujax/jax`` (``$XDG_CACHE_HOME`` or
     ``~/.cache``). Every program is cached, however fast it compiled. With ``executables`` (the default), pujax's
     own programs are also kept in the executable store (:mod:`pujax.compilation_store`, folder
-    ``pujax-executables``), which a later process loads without tracing or lowering the functions again.
+    ``pujax-executables``, one subfolder per pujax source / JAX version / device, the three most recently used
+    others kept), which a later process loads without tracing or lowering the functions again.
     Returns the directory used.
     """
     import jax

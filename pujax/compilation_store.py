@@ -26,6 +26,7 @@ import inspect
 import os
 import pickle
 import re
+import shutil
 import tempfile
 import threading
 import uuid
@@ -55,6 +56,7 @@ def _source_digest() -> str:
     return digest.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
 def _environment() -> str:
     """Software, device and XLA flags the compiled programs depend on."""
     import jax
@@ -198,11 +200,31 @@ class ExecutableStore:
     ``compile(digest, fun, options, jit_kwargs, args, kwargs)`` compiles and saves. ``directory`` None means the
     store is off; ``loaded`` and ``saved`` count the programs read and written by this process."""
 
+    #: Folders of other environments (another pujax source, JAX version or device) kept besides the current one.
+    KEEP_OTHER_ENVIRONMENTS = 3
+
     def __init__(self):
         self.directory: str | None = None
         self.loaded = 0
         self.saved = 0
         self._listening = False
+        self._folders: dict = {}  # directory -> this environment's folder in it
+
+    def _folder(self) -> str:
+        """This environment's folder (named by a digest of :func:`_environment`); its first use in a process
+        marks it as recent and removes all but the :attr:`KEEP_OTHER_ENVIRONMENTS` most recently used folders of
+        other environments (entries of earlier pujax or JAX versions, which no key reaches any more)."""
+        folder = self._folders.get(self.directory)
+        if folder is None:
+            folder = os.path.join(self.directory, hashlib.sha256(_environment().encode()).hexdigest()[:16])
+            os.makedirs(folder, exist_ok=True)
+            os.utime(folder)
+            others = [e.path for e in os.scandir(self.directory) if e.is_dir() and e.path != folder]
+            others.sort(key=os.path.getmtime, reverse=True)
+            for old in others[self.KEEP_OTHER_ENVIRONMENTS:]:
+                shutil.rmtree(old, ignore_errors=True)
+            self._folders[self.directory] = folder
+        return folder
 
     def compile(self, digest: str, fun: Callable, options: dict, jit_kwargs: dict, args: tuple, kwargs: dict):
         """``jax.jit(fun, compiler_options=options, **jit_kwargs)`` compiled for ``(args, kwargs)`` and saved.
@@ -230,7 +252,7 @@ class ExecutableStore:
         return compiled
 
     def _path(self, digest: str) -> str:
-        return os.path.join(self.directory, digest + ".exe")
+        return os.path.join(self._folder(), digest + ".exe")
 
     def load(self, digest: str):
         """The stored program of ``digest``, or None (none stored, or an entry this JAX cannot load)."""
@@ -255,7 +277,7 @@ class ExecutableStore:
         except Exception:
             return False
         try:
-            handle, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            handle, tmp = tempfile.mkstemp(dir=self._folder(), suffix=".tmp")
         except OSError:  # e.g. a read-only folder
             return False
         try:

@@ -78,7 +78,7 @@ def test_stored_program_runs_in_a_new_function_object_without_compiling(tmp_path
     first = C.quick_jit(_f, static_argnames=("k",))
     np.testing.assert_array_equal(first(x, 3, scale=0.5), want)
     np.testing.assert_allclose(first(x + 1, 3, scale=0.5), np.tanh(x + 1.0) * 3 + 0.5, rtol=1e-6)
-    entries = sorted(tmp_path.iterdir())
+    entries = sorted(tmp_path.rglob("*.exe"))
     assert len(entries) == 1 and C._store.saved == saved + 1
     with C.count_compilations() as c:
         np.testing.assert_array_equal(C.quick_jit(_f, static_argnames=("k",))(x, 3, scale=0.5), want)
@@ -87,7 +87,7 @@ def test_stored_program_runs_in_a_new_function_object_without_compiling(tmp_path
     np.testing.assert_array_equal(C.quick_jit(_f, static_argnames=("k",))(x, 3, scale=0.5), want)
     assert entries[0].stat().st_size > 100 and C._store.saved == saved + 2 and C._store.loaded == loaded + 1
     assert C.jit(_f, static_argnames=("k",))(x, 3, scale=0.5) is not None
-    assert len(list(tmp_path.iterdir())) == 2  # other compiler options: another program
+    assert len(list(tmp_path.rglob("*.exe"))) == 2  # other compiler options: another program
 
 
 _FITS = r"""
@@ -133,7 +133,7 @@ def test_second_process_loads_every_program_and_gets_the_same_models(tmp_path):
     first, second, plain = _fits(str(tmp_path)), _fits(str(tmp_path)), _fits("-")
     assert first["saved"] > 10 and first["loaded"] == 0
     assert second["loaded"] == first["saved"] and second["saved"] == 0
-    assert len(os.listdir(tmp_path / "pujax-executables")) == first["saved"]
+    assert len(list((tmp_path / "pujax-executables").rglob("*.exe"))) == first["saved"]
     assert sum(second["counts"].values()) < sum(first["counts"].values()) // 4, (first["counts"], second["counts"])
     shutil.rmtree(tmp_path / "pujax-executables")
     third, fourth = _fits(str(tmp_path)), _fits(str(tmp_path))
@@ -177,3 +177,26 @@ def test_neural_programs_are_named_by_their_whole_configuration():
     assert store_name("epochs", make_config(Outside(), n_features=5), 100, 1) is None
     assert store_name("epochs", make_config("mlp", n_features=5, model_kwargs={"activation": jnp.tanh}), 100,
                        1) is None
+
+
+def test_store_keeps_the_newest_folders_of_other_environments(tmp_path, monkeypatch):
+    """Entries live in one folder per environment (pujax's source, JAX versions, device); the first use in a
+    process keeps the KEEP_OTHER_ENVIRONMENTS most recently used folders of other environments and removes the
+    rest."""
+    import time
+
+    from pujax.compilation_store import ExecutableStore
+
+    for i in range(6):  # folders of six earlier environments, the oldest first
+        (tmp_path / f"old{i}").mkdir()
+        (tmp_path / f"old{i}" / "x.exe").write_bytes(b"entry")
+        os.utime(tmp_path / f"old{i}", (time.time() - 1000 + i, time.time() - 1000 + i))
+    store = ExecutableStore()
+    store.directory = str(tmp_path)
+    x = np.ones(3, np.float32)
+    monkeypatch.setattr(C, "_store", store)
+    np.testing.assert_array_equal(C.jit(_f, static_argnames=("k",))(x, 2, scale=1.0), np.tanh(x) * 2 + 1.0)
+    kept = {p.name for p in tmp_path.iterdir()}
+    current = kept - {"old3", "old4", "old5"}
+    assert store.saved == 1 and len(kept) == 1 + ExecutableStore.KEEP_OTHER_ENVIRONMENTS and len(current) == 1
+    assert list((tmp_path / current.pop()).glob("*.exe"))
