@@ -215,10 +215,9 @@ def enable_compilation_cache(path: str | os.PathLike | None = None, executables:
     jax.config.update("jax_compilation_cache_dir", path)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-    _store.directory = None
+    _store.directory = os.path.join(path, "pujax-executables") if executables else None
     if executables:
-        os.makedirs(os.path.join(path, "pujax-executables"), exist_ok=True)
-        _store.directory = os.path.join(path, "pujax-executables")
+        os.makedirs(_store.directory, exist_ok=True)
     return path
 
 

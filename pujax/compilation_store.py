@@ -79,7 +79,7 @@ def _trace_context() -> str | None:
         context = config.trace_context()
     except Exception:  # pragma: no cover - another JAX
         return None
-    if _context_memo[0] is not context and _context_memo[0] != context:
+    if _context_memo[0] != context:
         _context_memo[:] = [context, _ADDRESS.sub("", repr(context))]
     return _context_memo[1]
 
@@ -94,9 +94,9 @@ def static_text(value: Any) -> str | None:
         return f"{kind}:{value.dtype.str}:{value.item()!r}"
     if isinstance(value, enum.Enum):
         return f"{kind}.{value.name}"
-    if type(value).__name__ == "Mesh" and hasattr(value, "axis_names"):  # a jax.sharding.Mesh
-        import jax
+    import jax
 
+    if isinstance(value, jax.sharding.Mesh):
         one_device = value.devices.size == 1 and value.devices.flat[0] == jax.devices()[0]
         return f"{kind}({value.axis_names!r},{getattr(value, 'axis_types', None)!r})" if one_device else None
     if isinstance(value, (tuple, list)):

@@ -385,8 +385,9 @@ def _psi_block(Xc, SV, coef, acc, gamma, coef0, *, kernel, degree):
 
 def _sv_slots(n_sv: int) -> int:
     """Support vectors padded to a power of two (at least 8) up to :data:`_SV_BLOCK`, then to a multiple of it:
-    their count varies from fit to fit, so refits on similar data reuse the program (above ``_SV_BLOCK``, one
-    program for every count: the blocks are scored one after the other)."""
+    their count varies from fit to fit, so refits on similar data reuse the program (:func:`_psi` scores the
+    blocks of ``_SV_BLOCK`` one after the other: one program for every count above it; :func:`svm_proba_bags`
+    compiles one per multiple)."""
     if n_sv <= _SV_BLOCK:
         return max(8, 1 << (n_sv - 1).bit_length())
     return -(-n_sv // _SV_BLOCK) * _SV_BLOCK
