@@ -37,7 +37,8 @@ import numpy as np
 
 __all__ = ["CallKey", "ExecutableStore", "static_text"]
 
-_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_SCALARS = (bool, int, float, complex)  # Python scalars jit accepts as arguments
+_PLAIN = (type(None), *_SCALARS, str, bytes)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -178,7 +179,7 @@ class CallKey:
             if isinstance(leaf, jax.Array):
                 if leaf.sharding.device_set != {device}:
                     return None
-            elif not isinstance(leaf, (np.ndarray, np.generic) + _PLAIN[1:5]):
+            elif not isinstance(leaf, (np.ndarray, np.generic, *_SCALARS)):
                 return None
             types.append(str(jax.typeof(leaf)))
         if self._prefix is None:
