@@ -290,6 +290,52 @@ def test_quick_jit_equals_jit_inlines_in_traces_and_falls_back(monkeypatch):
     np.testing.assert_allclose(quick(x, k=5), plain(x, k=5), rtol=1e-6)
 
 
+def test_run_once_rows_compile_small_inputs_without_optimisation_and_give_the_same_bits(monkeypatch):
+    """quick_jit(run_once_rows=True) compiles calls on at most RUN_ONCE_ROWS rows with RUN_ONCE_OPTIONS and larger
+    ones without; the metrics and the case-control draw give the same results either way (draws and sums bit for
+    bit; a formula such as pu_accuracy's 1 - pi - q + 2 pi R may round its last bit differently)."""
+    import pujax.compilation as C
+    import pujax.metrics.classification as mc
+    import pujax.metrics.pu as mp
+    from pujax.data import splits
+
+    rng = np.random.default_rng(0)
+    n = 300
+    t, p = (rng.random(n) < 0.4).astype(np.float32), (rng.random(n) < 0.5).astype(np.float32)
+    x, w = rng.normal(size=n).astype(np.float32), rng.random(n).astype(np.float32)
+    x[::7] = x[0]  # ties
+    prior = np.float32(0.3)
+    calls = [(mc._counts, (t, p, w), {}), (mc._accuracy, (t, p, w), {}), (mc._precision, (t, p, w), {}),
+             (mc._recall, (t, p, w), {}), (mc._f1, (t, p, w), {}), (mc._balanced_accuracy, (t, p, w), {}),
+             (mc._roc_auc, (t, x, w), {}), (mc._average_precision, (t, x, w), {}), (mc._mann_whitney, (x, t, w), {}),
+             (mp._rates, (t, p, w), {}), (mp._lee_liu, (t, p, w), {}), (mp._zero_one, (t, p, w, prior), {}),
+             (mp._corrected_auc, (t, x, w, prior), {}), (mp._lift_auc, (t, x, w), {"scenario": "censoring"})]
+    calls += [(mp._population_metric, (t, p, w, prior), {"scenario": sc, "metric": m})
+              for sc in ("case-control", "censoring") for m in mp._FORMULAS]
+    calls += [(splits._draw, (jax.random.key_data(jax.random.PRNGKey(1)), np.arange(n, dtype=np.int32)),
+               {"k": 90, "replace": r}) for r in (False, True)]
+    for fn, args, kwargs in calls:
+        assert isinstance(fn, C._SizedJit), fn
+        small, large = fn._small(*args, **kwargs), fn._large(*args, **kwargs)
+        for a, b in zip(jax.tree.leaves(small), jax.tree.leaves(large)):
+            a, b = np.asarray(a), np.asarray(b)
+            if np.issubdtype(a.dtype, np.floating):
+                np.testing.assert_array_max_ulp(a, b, maxulp=1)
+            else:
+                np.testing.assert_array_equal(a, b)
+    monkeypatch.setattr(C, "RUN_ONCE_ROWS", 100)
+    f = C.quick_jit(lambda v: jnp_sum_sq(v), run_once_rows=True)
+    f(np.ones(100, np.float32))
+    assert f._small._quick._cache_size() == 1 and f._large._quick._cache_size() == 0
+    f(np.ones(101, np.float32))
+    assert f._large._quick._cache_size() == 1
+    np.testing.assert_allclose(jax.jit(f)(np.ones(300, np.float32)), 300.0)  # inlined under a trace
+
+
+def jnp_sum_sq(v):
+    return (v * v).sum()
+
+
 def test_host_split_and_fold_in_equal_jax_random_and_compile_nothing():
     """host_split / host_fold_in give jax.random.split / fold_in's keys bit for bit (raw threefry keys: on the host,
     no compilation); typed keys and traced keys go to jax.random (the same results)."""

@@ -43,7 +43,7 @@ def _xy(X, y):
     return X, y
 
 
-@partial(quick_jit, static_argnames=("k", "replace"))
+@partial(quick_jit, run_once_rows=True, static_argnames=("k", "replace"))
 def _draw(key, candidates, *, k: int, replace: bool):
     return jax.random.choice(key, candidates, shape=(k,), replace=replace)
 

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["accuracy", "balanced_accuracy", "precision", "recall", "f1_score", "roc_auc", "average_precision",
            "confusion_counts"]
 
+_run_once = quick_jit(run_once_rows=True)  # a metric runs once on its input: compiled fast where it is small
+
 
 def _labels(y):
     """{0,1}, bool or {-1,+1} -> float {0., 1.} (values > 0 are positive)."""
@@ -88,7 +90,7 @@ def confusion_counts(y_true: ArrayLike, y_pred: ArrayLike, *,
     return _counts(*_masked(t, p, host, sample_weight))
 
 
-@quick_jit
+@_run_once
 def _counts(y_true, y_pred, w):
     t, p = _labels(y_true), _labels(y_pred)
     return jnp.sum(w * t * p), jnp.sum(w * (1 - t) * p), jnp.sum(w * (1 - t) * (1 - p)), jnp.sum(w * t * (1 - p))
@@ -117,7 +119,7 @@ def accuracy(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike |
     return _accuracy(*_masked(t, p, host, sample_weight))
 
 
-@quick_jit
+@_run_once
 def _accuracy(t, p, w):
     return _div(jnp.sum(w * (_labels(t) == _labels(p))), jnp.sum(w))
 
@@ -144,7 +146,12 @@ def precision(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike 
     t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
     if host and not p.any():
         _warn("Precision is ill-defined and being set to 0.0 due to no predicted samples.")
-    tp, fp, _, _ = _counts(*_masked(t, p, host, sample_weight))
+    return _precision(*_masked(t, p, host, sample_weight))
+
+
+@_run_once
+def _precision(t, p, w):
+    tp, fp, _, _ = _counts(t, p, w)
     return _div(tp, tp + fp)
 
 
@@ -170,7 +177,12 @@ def recall(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | N
     t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
     if host and not t.any():
         _warn("Recall is ill-defined and being set to 0.0 due to no true samples.")
-    tp, _, _, fn = _counts(*_masked(t, p, host, sample_weight))
+    return _recall(*_masked(t, p, host, sample_weight))
+
+
+@_run_once
+def _recall(t, p, w):
+    tp, _, _, fn = _counts(t, p, w)
     return _div(tp, tp + fn)
 
 
@@ -197,7 +209,12 @@ def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike |
     t, p, host = _checked(y_true, y_pred, sample_weight=sample_weight)
     if host and not (t.any() or p.any()):
         _warn("F-score is ill-defined and being set to 0.0 due to no true nor predicted samples.")
-    tp, fp, _, fn = _counts(*_masked(t, p, host, sample_weight))
+    return _f1(*_masked(t, p, host, sample_weight))
+
+
+@_run_once
+def _f1(t, p, w):
+    tp, fp, _, fn = _counts(t, p, w)
     return _div(2 * tp, 2 * tp + fp + fn)
 
 
@@ -228,7 +245,7 @@ def balanced_accuracy(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: Ar
     return _balanced_accuracy(*_masked(t, p, host, sample_weight))
 
 
-@quick_jit
+@_run_once
 def _balanced_accuracy(t, p, w):
     tp, fp, tn, fn = _counts(t, p, w)
     has_p, has_n = (tp + fn) > 0, (tn + fp) > 0
@@ -237,7 +254,7 @@ def _balanced_accuracy(t, p, w):
     return _div(jnp.where(has_p, tpr, 0.0) + jnp.where(has_n, tnr, 0.0), n_cls)
 
 
-@quick_jit
+@_run_once
 def _mann_whitney(scores, a, b):
     r"""``P(score of an a-row > score of a b-row) + 1/2 P(tie)`` over the rows weighted by masks ``a`` and ``b``.
 
@@ -291,7 +308,7 @@ def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike |
     return _roc_auc(*_masked(t, x, host, sample_weight))
 
 
-@quick_jit
+@_run_once
 def _roc_auc(t, x, w):
     pos, neg = _labels(t) * w, (1.0 - _labels(t)) * w
     auc = _mann_whitney(x, pos, neg)
@@ -329,7 +346,7 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     return _average_precision(*_masked(t, x, host, sample_weight))
 
 
-@quick_jit
+@_run_once
 def _average_precision(t, x, w):
     t = _labels(t) * w
     x = jnp.asarray(x).reshape(-1)

@@ -50,12 +50,12 @@ References
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 
-from pujax.compilation import quick_jit
 from pujax.metrics._checks import (
     check_metric_prior,
     check_pu_pair,
@@ -65,7 +65,7 @@ from pujax.metrics._checks import (
     warn_constant_scores,
     warn_degenerate,
 )
-from pujax.metrics.classification import _div, _labels, _mann_whitney, _masked
+from pujax.metrics.classification import _div, _labels, _mann_whitney, _masked, _run_once
 from pujax.risk import upu_risk
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def _pu_checked(s, second, scores=False, sample_weight=None):
     return _masked(s01, p, True, w, checked=True)
 
 
-@quick_jit
+@_run_once
 def _rates(s, y_pred, w):
     """``(R, q_u, q_all, n_l, n_u)``: recall on the labeled rows, positive rate on unlabeled / all rows."""
     sl, p = _labels(s) * w, _labels(y_pred)
@@ -95,18 +95,32 @@ def _rates(s, y_pred, w):
     return _div(jnp.sum(sl * p), n_l), _div(jnp.sum(su * p), n_u), _div(jnp.sum(w * p), n_l + n_u), n_l, n_u
 
 
-def _population(s, y_pred, w, prior, scenario):
-    """``(R, q, pi)`` of the population named by ``scenario`` (module docstring, (P1))."""
+def _pu_fpr(rec, q, pi):
+    return jnp.clip((q - pi * rec) / (1.0 - pi), 0.0, 1.0)
+
+
+_FORMULAS = {  # metric of (R, q, pi), (P2)-(P5)
+    "precision": lambda rec, q, pi: jnp.clip(_div(pi * rec, q), 0.0, 1.0),
+    "f1": lambda rec, q, pi: jnp.clip(_div(2.0 * pi * rec, pi + q), 0.0, 1.0),
+    "accuracy": lambda rec, q, pi: jnp.clip(1.0 - pi - q + 2.0 * pi * rec, 0.0, 1.0),
+    "balanced_accuracy": lambda rec, q, pi: jnp.clip(0.5 * (rec + 1.0 - _pu_fpr(rec, q, pi)), 0.0, 1.0),
+}
+
+
+@partial(_run_once, static_argnames=("scenario", "metric"))
+def _population_metric(s, y_pred, w, prior, *, scenario, metric):
+    """``_FORMULAS[metric](R, q, pi)`` for the population named by ``scenario`` (module docstring, (P1))."""
     rec, q_u, q_all, n_l, n_u = _rates(s, y_pred, w)
     prior = jnp.asarray(prior, jnp.float32)
     if scenario == "case-control":
-        return rec, q_u, prior
-    return rec, q_all, (n_l + prior * n_u) / (n_l + n_u)
+        return _FORMULAS[metric](rec, q_u, prior)
+    return _FORMULAS[metric](rec, q_all, (n_l + prior * n_u) / (n_l + n_u))
 
 
-def _args(s, y_pred, prior, scenario, sample_weight):
+def _metric(metric, s, y_pred, prior, scenario, sample_weight):
     s, y_pred, w = _pu_checked(s, y_pred, sample_weight=sample_weight)
-    return s, y_pred, w, check_metric_prior(prior), check_scenario(scenario)
+    return _population_metric(s, y_pred, w, check_metric_prior(prior), scenario=check_scenario(scenario),
+                              metric=metric)
 
 
 def lee_liu_score(s: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None) -> jax.Array:
@@ -139,7 +153,12 @@ def lee_liu_score(s: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike |
     >>> round(float(lee_liu_score(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0])), 4)  # (3/4)^2 / (5/10)
     1.125
     """
-    rec, _, q_all, _, _ = _rates(*_pu_checked(s, y_pred, sample_weight=sample_weight))
+    return _lee_liu(*_pu_checked(s, y_pred, sample_weight=sample_weight))
+
+
+@_run_once
+def _lee_liu(s, y_pred, w):
+    rec, _, q_all, _, _ = _rates(s, y_pred, w)
     return _div(rec * rec, q_all)
 
 
@@ -182,7 +201,7 @@ def pu_zero_one_risk(s: ArrayLike, y_pred: ArrayLike, prior: float, *,
     return _zero_one(s, y_pred, w, check_metric_prior(prior))
 
 
-@quick_jit
+@_run_once
 def _zero_one(s, y_pred, w, prior):
     margin = 2.0 * _labels(y_pred) - 1.0
     return upu_risk(margin, _labels(s), prior, loss="zero_one", weights=w)
@@ -248,9 +267,7 @@ def pu_precision(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str
     >>> round(float(pu_precision(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.4 * 0.75 / (2/6)
     0.9
     """
-    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario, sample_weight)
-    rec, q, pi = _population(s, y_pred, w, prior, scenario)
-    return jnp.clip(_div(pi * rec, q), 0.0, 1.0)
+    return _metric("precision", s, y_pred, prior, scenario, sample_weight)
 
 
 def pu_f1_score(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str = "case-control",
@@ -288,9 +305,7 @@ def pu_f1_score(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str 
     >>> round(float(pu_f1_score(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.6 / (0.4 + 1/3)
     0.8182
     """
-    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario, sample_weight)
-    rec, q, pi = _population(s, y_pred, w, prior, scenario)
-    return jnp.clip(_div(2.0 * pi * rec, pi + q), 0.0, 1.0)
+    return _metric("f1", s, y_pred, prior, scenario, sample_weight)
 
 
 def pu_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str = "case-control",
@@ -327,9 +342,7 @@ def pu_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str 
     >>> round(float(pu_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 1 - 0.4 - 1/3 + 0.6
     0.8667
     """
-    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario, sample_weight)
-    rec, q, pi = _population(s, y_pred, w, prior, scenario)
-    return jnp.clip(1.0 - pi - q + 2.0 * pi * rec, 0.0, 1.0)
+    return _metric("accuracy", s, y_pred, prior, scenario, sample_weight)
 
 
 def pu_balanced_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str = "case-control",
@@ -365,10 +378,7 @@ def pu_balanced_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scena
     >>> round(float(pu_balanced_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # FPR = 1/18
     0.8472
     """
-    s, y_pred, w, prior, scenario = _args(s, y_pred, prior, scenario, sample_weight)
-    rec, q, pi = _population(s, y_pred, w, prior, scenario)
-    fpr = jnp.clip((q - pi * rec) / (1.0 - pi), 0.0, 1.0)
-    return jnp.clip(0.5 * (rec + 1.0 - fpr), 0.0, 1.0)
+    return _metric("balanced_accuracy", s, y_pred, prior, scenario, sample_weight)
 
 
 def pu_roc_auc(s: ArrayLike, y_score: ArrayLike, prior: float, *, sample_weight: ArrayLike | None = None) -> jax.Array:
@@ -409,7 +419,7 @@ def pu_roc_auc(s: ArrayLike, y_score: ArrayLike, prior: float, *, sample_weight:
     return _corrected_auc(s, x, w, check_metric_prior(prior))
 
 
-@quick_jit
+@_run_once
 def _corrected_auc(s, x, w, prior):
     sl = _labels(s)
     auc_lu = _mann_whitney(x, sl * w, (1.0 - sl) * w)
@@ -450,7 +460,11 @@ def pu_lift_auc(s: ArrayLike, y_score: ArrayLike, *, scenario: str = "case-contr
     0.875
     """
     s, x, w = _pu_checked(s, y_score, scores=True, sample_weight=sample_weight)
-    scenario = check_scenario(scenario)
+    return _lift_auc(s, x, w, scenario=check_scenario(scenario))
+
+
+@partial(_run_once, static_argnames=("scenario",))
+def _lift_auc(s, x, w, *, scenario):
     sl = _labels(s)
     population = 1.0 - sl if scenario == "case-control" else jnp.ones_like(sl)
     return _mann_whitney(x, sl * w, population * w)
