@@ -5,7 +5,8 @@ compilations for tests and benchmarks.
 Every jit program of pujax sees array shapes from a small geometric set: a row count ``n`` is padded (with
 zero-weight or masked rows) to :func:`bucket_size` ``(n)``, the smallest size ``ceil8(2^(k/4)) >= n`` -- at most
 25 % padding (under 20 % above 1,000 rows), and data of a similar size (505 and 450 rows both go to 512) runs the
-same program.
+same program. The forests pad their feature count to half-octave buckets (``bucket_size(d, per_octave=2)``: 110
+and 117 features both go to 128) with columns that are never sampled.
 
 Small kernels whose first compilation costs more than their runs (the tree engine's level kernels, Ada-PU, the
 stumps, the push-relabel cut, the metrics, the BBE / Elkan-Noto / TIcE bootstraps) are jitted with
@@ -36,12 +37,12 @@ __all__ = ["bucket_size", "pad_rows", "rows_in_bucket", "enable_compilation_cach
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
 
-def bucket_size(n: int, minimum: int = 8) -> int:
-    """Smallest bucket ``>= n``: ``2^(k/4)`` rounded up to a multiple of 8 (and at least ``minimum``)."""
+def bucket_size(n: int, minimum: int = 8, per_octave: int = 4) -> int:
+    """Smallest bucket ``>= n``: ``2^(k / per_octave)`` rounded up to a multiple of 8 (and at least ``minimum``)."""
     n = max(int(n), int(minimum), 1)
-    k = math.ceil(4 * math.log2(n) - 1e-9)
+    k = math.ceil(per_octave * math.log2(n) - 1e-9)
     while True:
-        size = -(-int(math.ceil(2 ** (k / 4) - 1e-9)) // 8) * 8
+        size = -(-int(math.ceil(2 ** (k / per_octave) - 1e-9)) // 8) * 8
         if size >= n:
             return size
         k += 1

@@ -557,6 +557,30 @@ def test_refit_in_the_same_bucket_and_predict_compile_nothing_new():
     np.testing.assert_array_equal(p, m.predict_proba(X[:100])[:97])
 
 
+def test_similar_feature_counts_share_programs_and_padding_changes_no_tree(monkeypatch):
+    """The device arrays hold feature_slots(d) features (half-octave buckets; the padding columns are known constant
+    in every node, so never sampled): a fit on 117 features after one on 110 (same rows) compiles no program, and
+    the forests are those grown without padding."""
+    import pujax.trees.builder as builder
+    from pujax.compilation import count_compilations
+
+    assert builder.feature_slots(110, 11) == builder.feature_slots(117, 11) == 128
+    assert builder.feature_slots(30, 30) == 30  # every feature used: no padding
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 117)).astype(np.float32)
+    s = (rng.random(300) < 0.25).astype(int)
+    model = PUExtraTreesClassifier(n_estimators=6, max_depth=3, prior=PI, random_state=0)
+    padded = {d: clone(model).fit(X[:, :d], s) for d in (110, 117)}
+    with count_compilations() as c:
+        clone(model).fit(X, s)
+    assert c.count == 0
+    monkeypatch.setattr(builder, "feature_slots", lambda d, n_slots: d)
+    for d, fitted in padded.items():
+        plain = clone(model).fit(X[:, :d], s)
+        np.testing.assert_array_equal(fitted.predict_proba(X[:, :d]), plain.predict_proba(X[:, :d]))
+        np.testing.assert_array_equal(fitted.feature_importances_, plain.feature_importances_)
+
+
 # ------------------------------------------------------------------ devices (issue 22)
 
 _DEVICES_SCRIPT = r"""

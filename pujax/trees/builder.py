@@ -101,11 +101,11 @@ class GrowConfig(NamedTuple):
 class TrainingData(NamedTuple):
     """Device arrays of the training set shared by every batch."""
 
-    codes_t: jax.Array  # (d * n,) uint8 bin codes, feature-major: codes_t[f * n + row]
+    codes_t: jax.Array  # (D * n,) uint8 bin codes, feature-major: codes_t[f * n + row]; D = feature_slots(d, ...)
     n: int
     s: jax.Array  # (n,) uint8 labels
-    bin_lo: jax.Array  # (d, B) smallest training value per bin
-    bin_hi: jax.Array  # (d, B) largest training value per bin
+    bin_lo: jax.Array  # (D, B) smallest training value per bin
+    bin_hi: jax.Array  # (D, B) largest training value per bin
     wu: jax.Array
     rho: jax.Array
     sigma: jax.Array
@@ -236,19 +236,32 @@ def grow_config(binned, *, max_features: int, n_thresholds: int, mode: str, risk
         min_samples_split=min_samples_split, hist_budget=hist_budget, two_pass=two_pass)
 
 
+def feature_slots(d: int, n_slots: int) -> int:
+    """Features of the device arrays: with features sampled per node (``n_slots < d``), ``d`` padded to
+    :func:`~pujax.compilation.bucket_size` ``(d, per_octave=2)`` with columns known constant in every node (never
+    sampled: the same draws as without them, see :func:`~pujax.trees.kernels.sample_features`), so that data with
+    a similar number of features runs the same programs; ``d`` when every feature is used."""
+    return bucket_size(d, minimum=1, per_octave=2) if n_slots < d else d
+
+
 def training_data(binned, s: np.ndarray, cfg: GrowConfig, *, seed: int, wu: float, rho: float, sigma: float,
                   dtype=jnp.float32, devices: tuple | None = None) -> TrainingData:
     """Put the binned training set on the device (codes feature-major, flat), rows zero-padded to
     :func:`~pujax.compilation.bucket_size` so that data of a similar size runs the same programs (padding rows
-    are never referenced by an entry)."""
+    are never referenced by an entry) and features to :func:`feature_slots` (zero codes)."""
     devices = tuple(devices) if devices else (default_device(),)
     n = bucket_size(binned.codes.shape[0])
+    d = binned.codes.shape[1]
+    D = feature_slots(d, cfg.n_slots)
     codes, s = pad_rows(n, binned.codes, np.asarray(s, dtype=np.uint8))
+    codes_t = np.zeros((D, n), codes.dtype)
+    codes_t[:d] = codes.T
+    bin_lo, bin_hi = pad_rows(D, binned.bin_lo[:, :cfg.n_bins], binned.bin_hi[:, :cfg.n_bins])
     with jax.default_device(first_local(devices)):  # where the per-node kernels run
         passes = entry_passes(devices)
         return TrainingData(
-            codes_t=passes.replicate(np.ascontiguousarray(codes.T).reshape(-1)), n=int(n), s=passes.replicate(s),
-            bin_lo=put(binned.bin_lo[:, :cfg.n_bins]), bin_hi=put(binned.bin_hi[:, :cfg.n_bins]),
+            codes_t=passes.replicate(codes_t.reshape(-1)), n=int(n), s=passes.replicate(s),
+            bin_lo=put(bin_lo), bin_hi=put(bin_hi),
             wu=put(wu, np.dtype(dtype)), rho=put(rho, np.dtype(dtype)), sigma=put(sigma, np.dtype(dtype)),
             seed=put(np.uint32(seed)), passes=passes)
 
@@ -275,9 +288,11 @@ def root_level(data: TrainingData, s: np.ndarray, tree_rows, t0: int, d: int, cf
     N = int(keep.sum())
     if N == 0:
         return None
+    const = np.zeros((N, data.bin_lo.shape[0]), bool)
+    const[:, d:] = True  # the padding features of feature_slots
     frontier = Frontier(gid=gid[keep], tree=(np.arange(nt) + t0)[keep].astype(np.uint32),
                         uid=np.zeros(N, np.uint32), c1=c1[keep], c0=c0[keep], depth=np.zeros(N, np.int64),
-                        const=np.zeros((N, d), bool))
+                        const=const)
     position = np.full(nt, -1, dtype=np.int64)
     position[keep] = np.arange(N)
     nid = position[tree_of_entry]
