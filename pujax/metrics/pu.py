@@ -96,6 +96,7 @@ def _rates(s, y_pred, w):
 
 
 def _pu_fpr(rec, q, pi):
+    """(P5): the false-positive rate ``(q - pi R) / (1 - pi)``, clipped to [0, 1]."""
     return jnp.clip((q - pi * rec) / (1.0 - pi), 0.0, 1.0)
 
 
