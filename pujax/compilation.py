@@ -6,7 +6,7 @@ Every jit program of pujax sees array shapes from a small geometric set: a row c
 zero-weight or masked rows) to :func:`bucket_size` ``(n)``, the smallest size ``ceil8(2^(k/4)) >= n`` -- at most
 25 % padding (under 20 % above 1,000 rows), and data of a similar size (505 and 450 rows both go to 512) runs the
 same program. The forests pad their feature count to half-octave buckets (``bucket_size(d, per_octave=2)``: 110
-and 117 features both go to 128) with columns that are never sampled.
+and 117 features both go to 128) with columns that are never sampled, up to 64 MiB of binned data.
 
 Small kernels whose first compilation costs more than their runs (the tree engine's level kernels, Ada-PU, the
 stumps, the push-relabel cut, the metrics, the BBE / Elkan-Noto / TIcE bootstraps) are jitted with

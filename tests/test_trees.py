@@ -564,8 +564,9 @@ def test_similar_feature_counts_share_programs_and_padding_changes_no_tree(monke
     import pujax.trees.builder as builder
     from pujax.compilation import count_compilations
 
-    assert builder.feature_slots(110, 11) == builder.feature_slots(117, 11) == 128
-    assert builder.feature_slots(30, 30) == 30  # every feature used: no padding
+    assert builder.feature_slots(110, 11, 8192) == builder.feature_slots(117, 11, 8192) == 128
+    assert builder.feature_slots(30, 30, 8192) == 30  # every feature used: no padding
+    assert builder.feature_slots(50, 7, 10_000_000) == 50  # large data: memory first
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 117)).astype(np.float32)
     s = (rng.random(300) < 0.25).astype(int)
@@ -574,7 +575,7 @@ def test_similar_feature_counts_share_programs_and_padding_changes_no_tree(monke
     with count_compilations() as c:
         clone(model).fit(X, s)
     assert c.count == 0
-    monkeypatch.setattr(builder, "feature_slots", lambda d, n_slots: d)
+    monkeypatch.setattr(builder, "feature_slots", lambda d, n_slots, n_rows: d)
     for d, fitted in padded.items():
         plain = clone(model).fit(X[:, :d], s)
         np.testing.assert_array_equal(fitted.predict_proba(X[:, :d]), plain.predict_proba(X[:, :d]))

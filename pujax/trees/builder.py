@@ -81,6 +81,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+FEATURE_PAD_CODES = 1 << 26
+"""Binned data (rows x padded features, one byte each) up to which :func:`feature_slots` pads the feature count:
+64 MiB, where a compilation saved outweighs the padding's memory."""
+
 
 class GrowConfig(NamedTuple):
     """Static settings of a growth (shapes and rules)."""
@@ -236,12 +240,14 @@ def grow_config(binned, *, max_features: int, n_thresholds: int, mode: str, risk
         min_samples_split=min_samples_split, hist_budget=hist_budget, two_pass=two_pass)
 
 
-def feature_slots(d: int, n_slots: int) -> int:
-    """Features of the device arrays: with features sampled per node (``n_slots < d``), ``d`` padded to
-    :func:`~pujax.compilation.bucket_size` ``(d, per_octave=2)`` with columns known constant in every node (never
-    sampled: the same draws as without them, see :func:`~pujax.trees.kernels.sample_features`), so that data with
-    a similar number of features runs the same programs; ``d`` when every feature is used."""
-    return bucket_size(d, minimum=1, per_octave=2) if n_slots < d else d
+def feature_slots(d: int, n_slots: int, n_rows: int) -> int:
+    """Features of the device arrays: with features sampled per node (``n_slots < d``) and at most
+    :data:`FEATURE_PAD_CODES` codes, ``d`` padded to :func:`~pujax.compilation.bucket_size` ``(d, per_octave=2)`` with
+    columns known constant in every node (never sampled: the same draws as without them, see
+    :func:`~pujax.trees.kernels.sample_features`), so that data with a similar number of features runs the same
+    programs; ``d`` otherwise (every feature used, or data so large that the memory matters more than a compile)."""
+    D = bucket_size(d, minimum=1, per_octave=2)
+    return D if n_slots < d and n_rows * D <= FEATURE_PAD_CODES else d
 
 
 def training_data(binned, s: np.ndarray, cfg: GrowConfig, *, seed: int, wu: float, rho: float, sigma: float,
@@ -252,7 +258,7 @@ def training_data(binned, s: np.ndarray, cfg: GrowConfig, *, seed: int, wu: floa
     devices = tuple(devices) if devices else (default_device(),)
     n = bucket_size(binned.codes.shape[0])
     d = binned.codes.shape[1]
-    D = feature_slots(d, cfg.n_slots)
+    D = feature_slots(d, cfg.n_slots, n)
     codes, s = pad_rows(n, binned.codes, np.asarray(s, dtype=np.uint8))
     codes_t = np.zeros((D, n), codes.dtype)
     codes_t[:d] = codes.T
