@@ -1,5 +1,5 @@
-"""Host-side bookkeeping of the tree builder: the growable node store of a batch of trees, padding helpers, entry
-chunks, and the final assembly of all batches into one :class:`~pujax.trees.model.Forest`."""
+"""Host-side bookkeeping of the tree builder: the growable node store of a batch of trees, padding helpers (node and
+feature counts), entry chunks, and the final assembly of all batches into one :class:`~pujax.trees.model.Forest`."""
 from __future__ import annotations
 
 import math
@@ -9,13 +9,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import quick_jit
+from pujax.compilation import bucket_size, quick_jit
 from pujax.devices import default_device
 from pujax.trees.binning import split_thresholds
 from pujax.trees.model import Forest
 
-__all__ = ["put", "NodeStore", "assemble_forest", "pad_nodes", "node_block", "chunk_size", "make_chunks",
-           "compact_chunks", "pad", "pad2", "concat_pad", "hist_shape", "zeros", "concat_batches"]
+__all__ = ["put", "NodeStore", "assemble_forest", "pad_nodes", "node_block", "feature_slots", "FEATURE_PAD_CODES",
+           "chunk_size", "make_chunks", "compact_chunks", "pad", "pad2", "concat_pad", "hist_shape", "zeros",
+           "concat_batches"]
 
 
 class NodeStore:
@@ -63,6 +64,21 @@ def pad_nodes(n: int) -> int:
 def node_block(n_pad: int) -> int:
     """Block size of the per-node kernels: 128 up to 1024 nodes (a small forest compiles them once), 1024 above."""
     return 128 if n_pad <= 1024 else 1024
+
+
+FEATURE_PAD_CODES = 1 << 26
+"""Binned data (rows x padded features, one byte each) up to which :func:`feature_slots` pads the feature count:
+64 MiB, where a compilation saved outweighs the padding's memory."""
+
+
+def feature_slots(d: int, n_slots: int, n_rows: int) -> int:
+    """Features of the device arrays: with features sampled per node (``n_slots < d``) and at most
+    :data:`FEATURE_PAD_CODES` codes, ``d`` padded to :func:`~pujax.compilation.bucket_size` ``(d, per_octave=2)`` with
+    columns known constant in every node (never sampled: the same draws as without them, see
+    :func:`~pujax.trees.kernels.sample_features`), so that data with a similar number of features runs the same
+    programs; ``d`` otherwise (every feature used, or data so large that the memory matters more than a compile)."""
+    D = bucket_size(d, minimum=1, per_octave=2)
+    return D if n_slots < d and n_rows * D <= FEATURE_PAD_CODES else d
 
 
 _SMALL_ENTRIES = 1 << 16  # up to this many entries, one chunk size (4096)

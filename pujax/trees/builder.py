@@ -43,6 +43,7 @@ from pujax.trees.assembly import (
     chunk_size,
     compact_chunks,
     concat_pad,
+    feature_slots,
     hist_shape,
     make_chunks,
     node_block,
@@ -80,10 +81,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-FEATURE_PAD_CODES = 1 << 26
-"""Binned data (rows x padded features, one byte each) up to which :func:`feature_slots` pads the feature count:
-64 MiB, where a compilation saved outweighs the padding's memory."""
 
 
 class GrowConfig(NamedTuple):
@@ -238,16 +235,6 @@ def grow_config(binned, *, max_features: int, n_thresholds: int, mode: str, risk
         n_slots=min(int(max_features), d), n_thresholds=int(n_thresholds) if mode == "random" else n_bins,
         n_bins=n_bins, shift=shift, mode=mode, risk=risk, loss=loss, max_depth=max_depth,
         min_samples_split=min_samples_split, hist_budget=hist_budget, two_pass=two_pass)
-
-
-def feature_slots(d: int, n_slots: int, n_rows: int) -> int:
-    """Features of the device arrays: with features sampled per node (``n_slots < d``) and at most
-    :data:`FEATURE_PAD_CODES` codes, ``d`` padded to :func:`~pujax.compilation.bucket_size` ``(d, per_octave=2)`` with
-    columns known constant in every node (never sampled: the same draws as without them, see
-    :func:`~pujax.trees.kernels.sample_features`), so that data with a similar number of features runs the same
-    programs; ``d`` otherwise (every feature used, or data so large that the memory matters more than a compile)."""
-    D = bucket_size(d, minimum=1, per_octave=2)
-    return D if n_slots < d and n_rows * D <= FEATURE_PAD_CODES else d
 
 
 def training_data(binned, s: np.ndarray, cfg: GrowConfig, *, seed: int, wu: float, rho: float, sigma: float,
