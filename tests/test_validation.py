@@ -324,16 +324,12 @@ def test_run_once_rows_compile_small_inputs_without_optimisation_and_give_the_sa
             else:
                 np.testing.assert_array_equal(a, b)
     monkeypatch.setattr(C, "RUN_ONCE_ROWS", 100)
-    f = C.quick_jit(lambda v: jnp_sum_sq(v), run_once_rows=True)
+    f = C.quick_jit(lambda v: (v * v).sum(), run_once_rows=True)
     f(np.ones(100, np.float32))
     assert f._small._quick._cache_size() == 1 and f._large._quick._cache_size() == 0
     f(np.ones(101, np.float32))
     assert f._large._quick._cache_size() == 1
     np.testing.assert_allclose(jax.jit(f)(np.ones(300, np.float32)), 300.0)  # inlined under a trace
-
-
-def jnp_sum_sq(v):
-    return (v * v).sum()
 
 
 def test_host_split_and_fold_in_equal_jax_random_and_compile_nothing():

@@ -246,9 +246,9 @@ def training_data(binned, s: np.ndarray, cfg: GrowConfig, *, seed: int, wu: floa
     n = bucket_size(binned.codes.shape[0])
     d = binned.codes.shape[1]
     D = feature_slots(d, cfg.n_slots, n)
-    codes, s = pad_rows(n, binned.codes, np.asarray(s, dtype=np.uint8))
-    codes_t = np.zeros((D, n), codes.dtype)
-    codes_t[:d] = codes.T
+    s = pad_rows(n, np.asarray(s, dtype=np.uint8))
+    codes_t = np.zeros((D, n), binned.codes.dtype)  # padding rows and features: code 0
+    codes_t[:d, :binned.codes.shape[0]] = binned.codes.T
     bin_lo, bin_hi = pad_rows(D, binned.bin_lo[:, :cfg.n_bins], binned.bin_hi[:, :cfg.n_bins])
     with jax.default_device(first_local(devices)):  # where the per-node kernels run
         passes = entry_passes(devices)
