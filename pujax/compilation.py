@@ -182,36 +182,48 @@ def jit(fun: Callable | None = None, *, store_name: str | None = None, **jit_kwa
 
 
 def quick_jit(fun: Callable | None = None, *, options: dict = QUICK_COMPILE_OPTIONS, run_once_rows: bool = False,
-              store_name: str | None = None, **jit_kwargs: Any) -> Callable:
+              plain_above_rows: int | None = None, store_name: str | None = None, **jit_kwargs: Any) -> Callable:
     """:func:`jit` compiled with the XLA ``options``, by default :data:`QUICK_COMPILE_OPTIONS` (XLA:CPU's classic
-    emitters: a small kernel compiles 30-45 % faster and runs as fast); usable as ``@quick_jit`` or
+    emitters: a small kernel compiles 30-45 % faster and most run as fast; scatter-adds run slower, see
+    ``plain_above_rows``); usable as ``@quick_jit`` or
     ``@partial(quick_jit, static_argnames=...)``. Where the installed XLA does not know the options, the first
     call falls back to plain ``jax.jit`` for the rest of the process.
 
     ``run_once_rows``: a call whose array arguments have at most :data:`RUN_ONCE_ROWS` rows compiles with
     :data:`RUN_ONCE_OPTIONS` added, for functions that run once on their input and do little work per row (the
     metrics, a random draw): the program compiles in about half the time; the results are the same up to the
-    rounding of the last bit in a formula (``tests/test_validation.py``)."""
+    rounding of the last bit in a formula (``tests/test_validation.py``).
+
+    ``plain_above_rows``: a call with an array argument of more than this many rows compiles with XLA's default
+    options instead (as :func:`jit`), for kernels that are small programs but run long on large inputs: the tree
+    engine's passes over the entries, whose scatter-adds XLA:CPU's fusion emitters run faster, compile quickly for
+    a small forest and run fast on a large one."""
     if fun is None:
-        return functools.partial(quick_jit, options=options, run_once_rows=run_once_rows, store_name=store_name,
-                                 **jit_kwargs)
+        return functools.partial(quick_jit, options=options, run_once_rows=run_once_rows,
+                                 plain_above_rows=plain_above_rows, store_name=store_name, **jit_kwargs)
+    if run_once_rows and plain_above_rows is not None:
+        raise ValueError("quick_jit takes run_once_rows or plain_above_rows, not both.")
     if run_once_rows:
         return _SizedJit(_Jit(fun, {**options, **RUN_ONCE_OPTIONS}, jit_kwargs, store_name),
-                         _Jit(fun, options, jit_kwargs, store_name))
+                         _Jit(fun, options, jit_kwargs, store_name), RUN_ONCE_ROWS)
+    if plain_above_rows is not None:
+        return _SizedJit(_Jit(fun, options, jit_kwargs, store_name), _Jit(fun, {}, jit_kwargs, store_name),
+                         plain_above_rows)
     return _Jit(fun, options, jit_kwargs, store_name)
 
 
 class _SizedJit:
-    """:func:`quick_jit` ``(run_once_rows=True)``: the ``small`` jit function for calls whose array arguments have
-    at most :data:`RUN_ONCE_ROWS` rows, the ``large`` one otherwise (both inlined alike inside another trace)."""
+    """:func:`quick_jit` with ``run_once_rows`` or ``plain_above_rows``: the ``small`` jit function for calls whose
+    array arguments have at most ``limit`` rows, the ``large`` one otherwise (both inlined alike inside another
+    trace)."""
 
-    def __init__(self, small: _Jit, large: _Jit):
+    def __init__(self, small: _Jit, large: _Jit, limit: int):
         functools.update_wrapper(self, large.__wrapped__)
-        self._small, self._large = small, large
+        self._small, self._large, self._limit = small, large, int(limit)
 
     def _pick(self, args) -> _Jit:
         rows = max((np.shape(a)[0] for a in args if np.ndim(a)), default=0)
-        return self._small if rows <= RUN_ONCE_ROWS else self._large
+        return self._small if rows <= self._limit else self._large
 
     def __call__(self, *args, **kwargs):
         return self._pick(args)(*args, **kwargs)

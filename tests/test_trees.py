@@ -290,6 +290,36 @@ def test_two_pass_statistics_give_the_same_forest(pu):
         np.testing.assert_array_equal(getattr(hist, k), getattr(two, k), err_msg=k)
 
 
+def test_entry_passes_compiled_with_default_options_grow_the_same_forest(pu, monkeypatch):
+    """Above ENTRY_PLAIN_ROWS rows the entry passes compile with XLA's default options; forced onto those programs
+    (histograms, the two-pass statistics and the "best" mode's passes), the forests are the quick programs' bit for
+    bit."""
+    from pujax.compilation import _SizedJit
+    from pujax.trees import kernels
+    from pujax.trees.builder import grow_forest
+
+    X, s, _ = pu
+    binned = fit_bins(X, 256, seed=0)
+    n0, n1 = int((s == 0).sum()), int(s.sum())
+    rows = [np.arange(len(s))] * 4
+    kw = dict(seed=5, risk="nnpu", loss="quadratic", wu=1.0 / n0, rho=PI * n0 / n1, sigma=1.0, max_features=2,
+              max_depth=None, min_samples_split=2)
+    cases = [dict(mode="random", n_thresholds=1, two_pass=False), dict(mode="random", n_thresholds=2, two_pass=True),
+             dict(mode="best", n_thresholds=1)]
+    quick = [grow_forest(binned, s.astype(np.uint8), rows, **kw, **c) for c in cases]
+    names = ["route_and_histogram", "route_and_range", "left_counts", "route", "histogram"]
+    for name in names:
+        fn = getattr(kernels, name)
+        assert isinstance(fn, _SizedJit) and fn._limit == kernels.ENTRY_PLAIN_ROWS
+        monkeypatch.setattr(fn, "_limit", 0)
+    plain = [grow_forest(binned, s.astype(np.uint8), rows, **kw, **c) for c in cases]
+    assert all(getattr(kernels, name)._large._quick._cache_size() > 0 for name in names)  # the plain programs ran
+    for q, p in zip(quick, plain):
+        assert q.n_nodes > 4 * 3
+        for k in q._fields:
+            np.testing.assert_array_equal(getattr(q, k), getattr(p, k), err_msg=k)
+
+
 def test_et_learns_and_beats_naive(pu):
     X, s, y = pu
     Xt, _, yt = _pu_data(seed=11, n_u=150, n_p=30)

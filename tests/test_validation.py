@@ -332,6 +332,21 @@ def test_run_once_rows_compile_small_inputs_without_optimisation_and_give_the_sa
     np.testing.assert_allclose(jax.jit(f)(np.ones(300, np.float32)), 300.0)  # inlined under a trace
 
 
+def test_plain_above_rows_compiles_large_inputs_with_default_options():
+    """quick_jit(plain_above_rows=k): calls on at most k rows run the quick program, larger ones the program
+    compiled with XLA's default options (no compiler options); both give the same result."""
+    import pujax.compilation as C
+
+    f = C.quick_jit(lambda v: jax.numpy.cumsum(v * 2), plain_above_rows=100)
+    assert f._small._options == tuple(sorted(C.QUICK_COMPILE_OPTIONS.items())) and f._large._options == ()
+    np.testing.assert_array_equal(f(np.ones(100, np.float32)), 2 * np.arange(1, 101))
+    assert f._small._quick._cache_size() == 1 and f._large._quick._cache_size() == 0
+    np.testing.assert_array_equal(f(np.ones(101, np.float32)), 2 * np.arange(1, 102))
+    assert f._large._quick._cache_size() == 1
+    with pytest.raises(ValueError, match="not both"):
+        C.quick_jit(lambda v: v, run_once_rows=True, plain_above_rows=10)
+
+
 def test_host_split_and_fold_in_equal_jax_random_and_compile_nothing():
     """host_split / host_fold_in give jax.random.split / fold_in's keys bit for bit (raw threefry keys: on the host,
     no compilation); typed keys and traced keys go to jax.random (the same results)."""

@@ -43,6 +43,7 @@ from pujax.compilation import quick_jit
 from pujax.risk import node_risk
 
 __all__ = [
+    "ENTRY_PLAIN_ROWS",
     "hash_u32",
     "hash_uniform",
     "node_uid_child",
@@ -62,6 +63,12 @@ __all__ = [
 ]
 
 _U32 = jnp.uint32
+
+ENTRY_PLAIN_ROWS = 1 << 16
+"""The entry passes compile with XLA's default options (:func:`~pujax.compilation.quick_jit`'s ``plain_above_rows``)
+when the codes or a chunk of entries have more rows than this: their scatter-adds then run faster, and a small
+forest (the demo's) keeps the quick compiles."""
+_entry_jit = partial(quick_jit, plain_above_rows=ENTRY_PLAIN_ROWS)
 
 
 def _fmix(h):
@@ -187,7 +194,7 @@ def _hist_core(acc, codes_t, s, rows, nid, feats, B, shift, n):
     return jax.lax.fori_loop(0, K, body, flat).reshape(acc.shape)
 
 
-@partial(quick_jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
+@partial(_entry_jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
 def route_and_histogram(acc, codes_t, s, rows, nid_prev, route_feat, route_code, child_map, feats, *,
                         n_bins: int, shift: int, n: int):
     """Route one chunk of entries, then add its per-(node, feature, bin) histograms to ``acc``.
@@ -216,14 +223,14 @@ def split_histogram(acc, *, n_bins: int, n_blocks: int):
     return _node_blocks(jnp.moveaxis(acc.reshape((K, N, n_bins) + acc.shape[2:]), 0, 1), n_blocks)
 
 
-@partial(quick_jit, static_argnames=("n_out", "n"))
+@partial(_entry_jit, static_argnames=("n_out", "n"))
 def route(codes_t, rows, nid_prev, route_feat, route_code, child_map, *, n_out: int, n: int):
     """Route entries to their children (finished entries get ``nid = n_out``)."""
     nid = _route(codes_t, n, rows, nid_prev, route_feat, route_code, child_map)
     return jnp.where(nid >= 0, nid, n_out).astype(jnp.int32)
 
 
-@partial(quick_jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
+@partial(_entry_jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
 def histogram(acc, codes_t, s, rows, nid, feats, offset, *, n_bins: int, shift: int, n: int):
     """Add the histograms of nodes ``offset .. offset + len(feats) - 1`` of one chunk to ``acc``."""
     N = feats.shape[0]
@@ -232,7 +239,7 @@ def histogram(acc, codes_t, s, rows, nid, feats, offset, *, n_bins: int, shift: 
     return _hist_core(acc, codes_t, s, rows, local, feats, n_bins, shift, n)
 
 
-@partial(quick_jit, static_argnames=("n",), donate_argnums=(0,))
+@partial(_entry_jit, static_argnames=("n",), donate_argnums=(0,))
 def route_and_range(acc, codes_t, rows, nid_prev, route_feat, route_code, child_map, feats, *, n: int):
     """Route one chunk, then max-accumulate (code, 255 - code) of each sampled feature per node into ``acc``
     (K, N, 2) (two-pass mode; see :func:`finish_range`)."""
@@ -256,7 +263,7 @@ def finish_range(acc, *, n_blocks: int):
     return tuple(zip(_node_blocks(acc[:, :, 0].T, n_blocks), _node_blocks(255 - acc[:, :, 1].T, n_blocks)))
 
 
-@partial(quick_jit, static_argnames=("shift", "n"), donate_argnums=(0,))
+@partial(_entry_jit, static_argnames=("shift", "n"), donate_argnums=(0,))
 def left_counts(acc, codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
     """Add the counts (all, s=1) of one chunk's entries with code <= thr per (node, feature, threshold) to
     ``acc`` (K, N, T or 2T) (two-pass mode; see :func:`finish_left`)."""

@@ -108,7 +108,7 @@ def _mesh_passes(devices: tuple) -> EntryPasses:
                 return (out[0][None],) + tuple(out[1:]) if isinstance(out, tuple) else out[None]
 
             sm = jax.shard_map(body, mesh=mesh, in_specs=specs, out_specs=out_specs, check_vma=False)
-            return quick_jit(sm, donate_argnums=(0,) if acc_first else ())
+            return quick_jit(sm, plain_above_rows=kernels.ENTRY_PLAIN_ROWS, donate_argnums=(0,) if acc_first else ())
 
         def call(*args, **statics):
             args = tuple(a if s == P(AXIS) else global_(a) for a, s in zip(args, specs))
