@@ -9,9 +9,10 @@ arguments and the shapes, dtypes and tree structure of the other arguments. A cl
 its maker gives (``store_name`` of :func:`pujax.compilation.jit`: the neural programs, named by their
 configuration). A call whose key cannot be formed safely -- an unnamed closure or a function outside pujax, a
 static argument that is not a plain value (e.g. a mesh of several devices), an argument that is a tracer or lives
-on another device than the default one, several processes (``jax.distributed``) -- takes the usual ``jax.jit``
-path. :func:`pujax.compilation.enable_compilation_cache` switches the store on (in a ``pujax-executables`` folder
-of the cache directory); it is off otherwise.
+on another device than ``jax.devices()[0]``, a call under ``jax.default_device`` of another device, several
+processes (``jax.distributed``) -- takes the usual ``jax.jit`` path. Stored programs run on ``jax.devices()[0]``.
+:func:`pujax.compilation.enable_compilation_cache` switches the store on (in a ``pujax-executables`` folder of the
+cache directory); it is off otherwise.
 
 Entries are pickles of serialised XLA executables (:mod:`jax.experimental.serialize_executable`): like JAX's own
 cache, load only a directory you trust.
@@ -172,6 +173,8 @@ class CallKey:
             return None
         leaves, tree = jax.tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
         device = jax.devices()[0]
+        if jax.config.jax_default_device not in (None, device):  # under jax.default_device(another device)
+            return None
         types = []
         for leaf in leaves:
             if isinstance(leaf, jax.core.Tracer):
@@ -256,13 +259,16 @@ class ExecutableStore:
         return os.path.join(self._folder(), digest + ".exe")
 
     def load(self, digest: str):
-        """The stored program of ``digest``, or None (none stored, or an entry this JAX cannot load)."""
+        """The stored program of ``digest``, or None (none stored, or an entry this JAX cannot load). It runs on
+        ``jax.devices()[0]``, the one device of every keyed call (JAX would otherwise load it for all the devices
+        of the backend, and a program of one device then refuses its arguments)."""
+        import jax
         from jax.experimental.serialize_executable import deserialize_and_load
 
         try:
             with open(self._path(digest), "rb") as f:
                 payload, in_tree, out_tree = pickle.load(f)
-            compiled = deserialize_and_load(payload, in_tree, out_tree)
+            compiled = deserialize_and_load(payload, in_tree, out_tree, execution_devices=jax.devices()[:1])
         except Exception:  # none stored, or a truncated or foreign entry (compiled again and replaced)
             return None
         self.loaded += 1

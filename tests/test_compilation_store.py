@@ -142,6 +142,46 @@ def test_second_process_loads_every_program_and_gets_the_same_models(tmp_path):
         assert all(run["out"][name] == values for run in (first, second, third, fourth)), name
 
 
+_TWO_DEVICES = r"""
+import json, sys
+import jax
+jax.config.update("jax_num_cpu_devices", 2)
+import numpy as np
+from pujax import compilation as C
+from pujax.metrics import roc_auc
+from pujax.trees import PUExtraTreesClassifier
+C.enable_compilation_cache(sys.argv[1])
+rng = np.random.default_rng(0)
+X = rng.normal(size=(300, 4)).astype(np.float32)
+s = (X[:, 0] + rng.normal(size=300) > 1.2).astype(int)
+auc = float(roc_auc(s, X[:, 0]))
+loaded = C._store.loaded
+with jax.default_device(jax.devices()[1]):  # not keyed: runs on the second device, neither loaded nor stored
+    other = roc_auc(s, X[:, 0])
+assert other.devices() == {jax.devices()[1]} and C._store.loaded == loaded
+p = {k: PUExtraTreesClassifier(n_estimators=10, prior=0.3, random_state=0, devices=k).fit(X, s).predict_proba(X)
+     for k in (1, 2)}
+print("RESULT", json.dumps({"auc": auc, "other": float(other), "p1": p[1][:, 1].tolist(), "p2": p[2][:, 1].tolist(),
+                            "saved": C._store.saved, "loaded": C._store.loaded}))
+"""
+
+
+def test_stored_programs_run_on_the_first_of_several_devices(tmp_path):
+    """With two CPU devices, a second process loads the programs the first stored and runs them on the first device
+    (a one-device forest and a forest over both devices); calls under jax.default_device(another) are not keyed."""
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", _TWO_DEVICES, str(tmp_path)], capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+        line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+        assert proc.returncode == 0 and line, proc.stderr[-3000:]
+        runs.append(json.loads(line[0][len("RESULT "):]))
+    first, second = runs
+    assert first["saved"] > 5 and first["loaded"] == 0 and second["loaded"] == first["saved"]
+    for run in runs:
+        assert run["auc"] == run["other"] == first["auc"] and run["p1"] == run["p2"] == first["p1"]
+
+
 def test_enable_compilation_cache_switches_the_store(tmp_path, monkeypatch):
     monkeypatch.setattr(C._store, "directory", None)
     monkeypatch.setattr(jax.config, "update", lambda *a: None)  # leave the process's JAX cache settings alone
