@@ -174,7 +174,7 @@ def test_one_seed_without_the_seed_vmap_equals_seed_0_of_two(toy):
     two = VPUClassifier(random_state=0, n_seeds=2, **KW).fit(X, s)
     np.testing.assert_allclose(two.seed_decision_function(X_te)[0], clf.seed_decision_function(X_te)[0], rtol=1e-4,
                                atol=1e-5)
-    np.testing.assert_allclose(two.history_["loss"][0], clf.history_["loss"][0], rtol=1e-4)
+    np.testing.assert_allclose(two.history_["loss"][0], clf.history_["loss"][0], rtol=1e-4, atol=1e-6)  # losses cross 0
 
 
 def test_prediction_of_a_row_does_not_depend_on_the_batch(toy):
