@@ -14,9 +14,9 @@ from pujax.devices import default_device
 from pujax.trees.binning import split_thresholds
 from pujax.trees.model import Forest
 
-__all__ = ["put", "NodeStore", "assemble_forest", "pad_nodes", "node_block", "feature_slots", "FEATURE_PAD_CODES",
-           "chunk_size", "make_chunks", "compact_chunks", "pad", "pad2", "concat_pad", "hist_shape", "zeros",
-           "concat_batches"]
+__all__ = ["put", "put_all", "NodeStore", "assemble_forest", "pad_nodes", "node_block", "feature_slots",
+           "FEATURE_PAD_CODES", "chunk_size", "make_chunks", "compact_chunks", "pad", "pad2", "concat_pad",
+           "hist_shape", "zeros", "concat_batches"]
 
 
 class NodeStore:
@@ -102,23 +102,30 @@ def put(a, dtype=None) -> jax.Array:
     return jax.device_put(np.asarray(a, dtype=dtype), default_device())
 
 
-def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put=put) -> tuple:
-    """Split entries ``(rows, nid)`` into device chunks of ``size`` (padding: ``nid = n_out``, dropped)."""
+def put_all(*arrays) -> tuple:
+    """:func:`put` of several host arrays in one batched transfer (one call into JAX instead of one per array)."""
+    return tuple(jax.device_put([np.asarray(a) for a in arrays], default_device()))
+
+
+def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put_rows=put_all) -> tuple:
+    """Split entries ``(rows, nid)`` into device chunks of ``size`` (padding: ``nid = n_out``, dropped), placed by
+    ``put_rows(*arrays) -> tuple`` (:func:`put_all`, or the sharded placement of a device mesh)."""
     m = len(rows)
     k = max(1, -(-m // size))
     r = np.zeros(k * size, np.int32)
     v = np.full(k * size, n_out, np.int32)
     r[:m] = rows
     v[:m] = nid
-    return tuple((put(r[i * size:(i + 1) * size]), put(v[i * size:(i + 1) * size])) for i in range(k))
+    flat = put_rows(*(a[i * size:(i + 1) * size] for i in range(k) for a in (r, v)))
+    return tuple(zip(flat[0::2], flat[1::2]))
 
 
-def compact_chunks(chunks, size: int, n_out: int, put=put, get=np.asarray) -> tuple:
+def compact_chunks(chunks, size: int, n_out: int, put_rows=put_all, get=np.asarray) -> tuple:
     """Drop finished entries (``nid >= n_out``) on the host, keeping their order, and re-chunk."""
     rows_h = np.concatenate([get(r) for r, _ in chunks])
     nid_h = np.concatenate([get(v) for _, v in chunks])
     keep = np.flatnonzero(nid_h < n_out)
-    return make_chunks(rows_h[keep], nid_h[keep], size, n_out, put)
+    return make_chunks(rows_h[keep], nid_h[keep], size, n_out, put_rows)
 
 
 def concat_pad(parts, n):

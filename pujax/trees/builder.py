@@ -51,6 +51,7 @@ from pujax.trees.assembly import (
     pad2,
     pad_nodes,
     put,
+    put_all,
 )
 from pujax.trees.kernels import (
     choose_best_splits,
@@ -309,21 +310,20 @@ def sample_node_features(state: LevelState, data: TrainingData, cfg: GrowConfig)
     nb = node_block(n_pad)
     host = {"tree": pad(fr.tree, n_pad), "uid": pad(fr.uid, n_pad), "c1": pad(fr.c1.astype(np.int32), n_pad),
             "c0": pad(fr.c0.astype(np.int32), n_pad), "const": pad2(fr.const, n_pad)}
-    level = put(state.level, np.uint32)
+    starts = range(0, len(fr.gid), nb)
+    level, *dev = put_all(np.uint32(state.level), *(v[b:b + nb] for b in starts for v in host.values()))
     blocks = []
-    for b in range(0, len(fr.gid), nb):
-        span = slice(b, b + nb)
-        dev = {k: put(v[span]) for k, v in host.items()}
-        feats, ok = prepare_nodes(dev["const"], data.seed, dev["tree"], dev["uid"], level, n_slots=cfg.n_slots)
-        blocks.append(NodeBlock(span, dev["tree"], dev["uid"], dev["c1"], dev["c0"], feats, ok))
+    for i, b in enumerate(starts):
+        tree, uid, c1, c0, const = dev[5 * i:5 * i + 5]
+        feats, ok = prepare_nodes(const, data.seed, tree, uid, level, n_slots=cfg.n_slots)
+        blocks.append(NodeBlock(slice(b, b + nb), tree, uid, c1, c0, feats, ok))
     return blocks
 
 
 def _route_args(routing: Routing) -> tuple:
     """Device routing tables padded to >= 4096 rows: the entry kernels then compile once per node padding."""
     size = max(4096, len(routing.feature))
-    return (put(pad(routing.feature, size)), put(pad(routing.code, size)),
-            put(pad2(routing.child_map, size, -1)))
+    return put_all(pad(routing.feature, size), pad(routing.code, size), pad2(routing.child_map, size, -1))
 
 
 def _random_from_histograms(state, blocks, feats, route_args, data, cfg):

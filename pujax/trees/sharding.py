@@ -33,7 +33,7 @@ from jax.sharding import PartitionSpec as P
 from pujax.compilation import quick_jit
 from pujax.devices import AXIS, default_device, device_mesh, to_host
 from pujax.trees import kernels
-from pujax.trees.assembly import NodeStore, concat_batches, pad, put, zeros
+from pujax.trees.assembly import NodeStore, concat_batches, pad, put, put_all, zeros
 
 __all__ = ["EntryPasses", "entry_passes", "SPREADS", "spread_over", "local_devices", "first_local", "run_batches",
            "gather_processes"]
@@ -54,7 +54,7 @@ class EntryPasses(NamedTuple):
     zeros: Callable  # shape -> int32 accumulator (per device on a mesh)
     finish: Callable  # accumulator -> summed over devices, on the first device
     finish_max: Callable  # max-accumulator -> maximum over devices, on the first device
-    put_rows: Callable  # host entries -> device (sharded over the mesh)
+    put_rows: Callable  # host entry arrays -> tuple of device arrays (sharded over the mesh)
     replicate: Callable  # host array -> every device
     get: Callable  # device array -> host
     n_devices: int
@@ -71,7 +71,7 @@ def entry_passes(devices: tuple) -> EntryPasses:
         if devices[0] != default_device():
             raise ValueError(f"entry passes on {devices[0]} must run under jax.default_device({devices[0]}).")
         return EntryPasses(kernels.route_and_histogram, kernels.route_and_range, kernels.left_counts,
-                           kernels.route, kernels.histogram, zeros, _identity, _identity, put, put, np.asarray, 1)
+                           kernels.route, kernels.histogram, zeros, _identity, _identity, put_all, put, np.asarray, 1)
     return _mesh_passes(tuple(devices))
 
 
@@ -82,9 +82,8 @@ def _mesh_passes(devices: tuple) -> EntryPasses:
     rep = NamedSharding(mesh, P())
     multi = jax.process_count() > 1
 
-    def put_rows(a):
-        a = np.asarray(a)
-        return jax.make_array_from_callback(a.shape, rows, lambda index: a[index])
+    def put_rows(*arrays):
+        return tuple(jax.make_array_from_callback(np.shape(a), rows, partial(_index, np.asarray(a))) for a in arrays)
 
     def replicate(a):
         a = np.asarray(a)
@@ -131,6 +130,10 @@ def _mesh_passes(devices: tuple) -> EntryPasses:
         get=to_host,
         n_devices=len(devices),
     )
+
+
+def _index(a, index):
+    return a[index]
 
 
 def _is_global(a, mesh) -> bool:
