@@ -195,9 +195,9 @@ def quick_jit(fun: Callable | None = None, *, options: dict = QUICK_COMPILE_OPTI
     rounding of the last bit in a formula (``tests/test_validation.py``).
 
     ``plain_above_rows``: a call with an array argument of more than this many rows compiles with XLA's default
-    options instead (as :func:`jit`), for kernels that are small programs but run long on large inputs: the tree
-    engine's passes over the entries, whose scatter-adds XLA:CPU's fusion emitters run faster, compile quickly for
-    a small forest and run fast on a large one."""
+    options instead (as :func:`jit`), for small programs that run long on large inputs (the tree engine's passes
+    over the entries, whose scatter-adds XLA:CPU's fusion emitters run faster): they compile quickly on small
+    inputs and run fast on large ones."""
     if fun is None:
         return functools.partial(quick_jit, options=options, run_once_rows=run_once_rows,
                                  plain_above_rows=plain_above_rows, store_name=store_name, **jit_kwargs)
