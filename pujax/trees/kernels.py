@@ -64,10 +64,11 @@ __all__ = [
 
 _U32 = jnp.uint32
 
-ENTRY_PLAIN_ROWS = 1 << 16
+ENTRY_PLAIN_ROWS = 1 << 18
 """The entry passes compile with XLA's default options (:func:`~pujax.compilation.quick_jit`'s ``plain_above_rows``)
-when the codes or a chunk of entries have more rows than this: their scatter-adds then run faster, and a small
-forest (the demo's) keeps the quick compiles."""
+when the flat binned codes (training rows x feature slots) hold more than this many codes (chunks of entries hold at
+most this many): their scatter-adds then run faster, which outweighs the longer compile of a first fit from about
+10,000 rows of 20 features on; smaller forests keep the quick compiles."""
 _entry_jit = partial(quick_jit, plain_above_rows=ENTRY_PLAIN_ROWS)
 
 
