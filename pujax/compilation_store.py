@@ -173,7 +173,9 @@ class CallKey:
             return None
         leaves, tree = jax.tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
         device = jax.devices()[0]
-        if jax.config.jax_default_device not in (None, device):  # under jax.default_device(another device)
+        from pujax.devices import default_device
+
+        if default_device() != device:  # under jax.default_device(another device)
             return None
         types = []
         for leaf in leaves:

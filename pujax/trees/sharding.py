@@ -86,8 +86,7 @@ def _mesh_passes(devices: tuple) -> EntryPasses:
         return tuple(jax.make_array_from_callback(np.shape(a), rows, partial(_index, np.asarray(a))) for a in arrays)
 
     def replicate(a):
-        a = np.asarray(a)
-        return jax.make_array_from_callback(a.shape, rep, lambda index: a[index])
+        return jax.make_array_from_callback(np.shape(a), rep, partial(_index, np.asarray(a)))
 
     def global_(a):
         """Replicate an input over the mesh (from the host on a multi-process mesh)."""
