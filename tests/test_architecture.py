@@ -133,13 +133,23 @@ def test_public_api_is_annotated():
     assert not missing, "annotate these public parameters / returns:\n" + "\n".join(sorted(missing))
 
 
-def test_jit_functions_are_made_by_pujax_compilation():
-    """Every jit function of pujax is made by pujax.compilation.jit / quick_jit (so that the executable store can
-    keep its programs), never by jax.jit directly."""
+def test_jit_functions_declare_their_role_and_compile_options_live_in_one_place():
+    """Every jit function of pujax is made by pujax._compile.jit with a declared role, never by jax.jit directly;
+    compiler options appear only in the role table, and private JAX (jax._src) only in pujax._compile.jax_internals."""
     import re
 
-    pattern = re.compile(r"@jax\.jit\b|jax\.jit\(|partial\(jax\.jit\b")
-    makers = ("compilation.py", "compilation_store.py")
-    found = [f"{path.relative_to(PKG.parent)}:{i}" for path in PKG.rglob("*.py") if path.name not in makers
-             for i, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    jit = re.compile(r"@jax\.jit\b|jax\.jit\(|partial\(jax\.jit\b")
+    options = re.compile(r"compiler_options|xla_[a-z_]+")
+    private = re.compile(r"jax\._src|from jax import _src")
+    compile_pkg = PKG / "_compile"
+    found = []
+    for path in PKG.rglob("*.py"):
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            where = f"{path.relative_to(PKG.parent)}:{i}"
+            if jit.search(line) and path.parent != compile_pkg:
+                found.append(f"{where} jax.jit")
+            if options.search(line) and path.parent != compile_pkg:
+                found.append(f"{where} compiler options")
+            if private.search(line) and path != compile_pkg / "jax_internals.py":
+                found.append(f"{where} private JAX")
     assert not found, found

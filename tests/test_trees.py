@@ -291,10 +291,12 @@ def test_two_pass_statistics_give_the_same_forest(pu):
 
 
 def test_entry_passes_compiled_with_default_options_grow_the_same_forest(pu, monkeypatch):
-    """Above ENTRY_PLAIN_ROWS rows the entry passes compile with XLA's default options; forced onto those programs
-    (histograms, the two-pass statistics and the "best" mode's passes), the forests are the quick programs' bit for
-    bit."""
-    from pujax.compilation import _SizedJit
+    """The entry passes are "pass" programs: above the role's row limit they compile with XLA's default options;
+    forced onto those programs (histograms, the two-pass statistics and the "best" mode's passes), the forests are
+    the small-input programs' bit for bit."""
+    import dataclasses
+
+    from pujax._compile.roles import ROLES
     from pujax.trees import kernels
     from pujax.trees.builder import grow_forest
 
@@ -308,12 +310,10 @@ def test_entry_passes_compiled_with_default_options_grow_the_same_forest(pu, mon
              dict(mode="best", n_thresholds=1)]
     quick = [grow_forest(binned, s.astype(np.uint8), rows, **kw, **c) for c in cases]
     names = ["route_and_histogram", "route_and_range", "left_counts", "route", "histogram"]
-    for name in names:
-        fn = getattr(kernels, name)
-        assert isinstance(fn, _SizedJit) and fn._limit == kernels.ENTRY_PLAIN_ROWS
-        monkeypatch.setattr(fn, "_limit", 0)
+    assert all(getattr(kernels, name).role == "pass" for name in names)
+    monkeypatch.setitem(ROLES, "pass", dataclasses.replace(ROLES["pass"], limit=0))
     plain = [grow_forest(binned, s.astype(np.uint8), rows, **kw, **c) for c in cases]
-    assert all(getattr(kernels, name)._large._quick._cache_size() > 0 for name in names)  # the plain programs ran
+    assert all(getattr(kernels, name)._jitted[()]._cache_size() > 0 for name in names)  # the default programs ran
     for q, p in zip(quick, plain):
         assert q.n_nodes > 4 * 3
         for k in q._fields:

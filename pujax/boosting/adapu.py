@@ -40,6 +40,7 @@ import numpy as np
 from jax import lax
 from jax.sharding import Mesh, PartitionSpec
 
+from pujax._compile import jit
 from pujax.boosting.stumps import (
     CodedFeatures,
     coded_weight_sums,
@@ -53,7 +54,6 @@ from pujax.boosting.stumps import (
     stump_predict,
     threshold_bounds,
 )
-from pujax.compilation import quick_jit
 from pujax.devices import AXIS, replicate, shard_rows, to_host
 from pujax.linalg import matmul
 from pujax.preprocessing import duplicate_groups
@@ -295,7 +295,7 @@ def _fit_body(key, X, s, prior, learning_rate, per_set, candidates, sample_weigh
     return model
 
 
-@functools.partial(quick_jit, static_argnames=("n_estimators", "n_thresholds", "threshold_range", "mesh"))
+@functools.partial(jit, "kernel", static_argnames=("n_estimators", "n_thresholds", "threshold_range", "mesh"))
 def _fit_jit(key, X, s, prior, learning_rate, per_set, candidates, sample_weight, *, n_estimators, n_thresholds,
              threshold_range, mesh=None):
     static = dict(n_estimators=n_estimators, n_thresholds=n_thresholds, threshold_range=threshold_range)
@@ -371,21 +371,21 @@ def adapu_fit_many(keys: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, le
                                                                      learning_rate, cands)
 
 
-@quick_jit
+@jit("kernel")
 def adapu_decision_function(model: AdaPUModel, X: ArrayLike) -> jax.Array:
     """``F(x) = Σ_t α_t h_t(x)`` (the paper's ``H`` before the sign)."""
     H = stump_predict(jnp.asarray(X), model.feature, model.threshold, model.direction)
     return matmul(H, model.alpha.astype(H.dtype))
 
 
-@quick_jit
+@jit("kernel")
 def adapu_staged_decision_function(model: AdaPUModel, X: ArrayLike) -> jax.Array:
     """``F_t(x) = Σ_{s <= t} α_s h_s(x)`` for every round ``t``: shape ``(T, n)``."""
     H = stump_predict(jnp.asarray(X), model.feature, model.threshold, model.direction)
     return jnp.cumsum(H * model.alpha.astype(H.dtype)[None, :], axis=1).T
 
 
-@functools.partial(quick_jit, static_argnames=("n_thresholds", "mesh"))
+@functools.partial(jit, "kernel", static_argnames=("n_thresholds", "mesh"))
 def _chunk(state, keys, X, prior, learning_rate, per_set, candidates, *, n_thresholds, mesh=None):
     """Rounds ``keys`` from ``state`` (the progress-bar path); with ``mesh``, placed as for :func:`adapu_fit`."""
     def run(state, keys, X, prior, learning_rate, per_set, candidates, axis_name=None):
@@ -489,7 +489,7 @@ def _fold_risks(s, w, masks, pred, prior):
     return prior * (1.0 - pp) + pu - prior * pp
 
 
-@functools.partial(quick_jit, static_argnames=("n_estimators", "n_thresholds", "mesh"))
+@functools.partial(jit, "kernel", static_argnames=("n_estimators", "n_thresholds", "mesh"))
 def _selection_fits(key, X, s, prior, betas, per_set, candidates, w, masks, *, n_estimators, n_thresholds,
                     mesh=None):
     """Decision values ``(n_folds, len(betas), n)`` of the fits on each fold's training rows, and the models

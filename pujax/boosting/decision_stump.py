@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from pujax.compilation import bucket_size, pad_rows, quick_jit
+from pujax._compile import bucket_size, jit, pad_rows
 from pujax.persistence import register_model
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def _prefix_sums(a):
     return lax.associative_scan(jnp.add, a, axis=0) if a.shape[0] >= _SCAN_ROWS else jnp.cumsum(a, axis=0)
 
 
-@quick_jit
+@jit("kernel")
 def _best_splits(X, Y, C):
     """Per weighting ``b``: the best feature, its criterion, the largest value on the left of its split, the smallest
     on the right and the left and total weights (positive, all). ``X`` (n, d) float32, ``Y``/``C`` (B, n)

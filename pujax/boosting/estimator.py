@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from pujax._compile import bucket_size, pad_rows, rows_in_bucket
 from pujax.base import PUClassifierMixin
 from pujax.boosting.adapu import (
     _NORMALIZATIONS,
@@ -28,7 +29,6 @@ from pujax.boosting.adapu import (
     shard_candidates,
 )
 from pujax.boosting.decision_stump import StumpModel, stump_fit, stump_proba
-from pujax.compilation import bucket_size, pad_rows, rows_in_bucket
 from pujax.devices import device_mesh, padded_size, replicate, shard_rows, to_host
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin

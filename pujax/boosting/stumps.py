@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from pujax.compilation import bucket_size
+from pujax._compile import bucket_size
 from pujax.linalg import matmul
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import jax
 import numpy as np
 
-from pujax.compilation import quick_jit
+from pujax._compile import jit
 from pujax.validation import as_key, check_binary_labels, check_float, check_int, check_X, host_split
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def _xy(X, y):
     return X, y
 
 
-@partial(quick_jit, run_once_rows=True, static_argnames=("k", "replace"))
+@partial(jit, "metric", rows="candidates", static_argnames=("k", "replace"))
 def _draw(key, candidates, *, k: int, replace: bool):
     return jax.random.choice(key, candidates, shape=(k,), replace=replace)
 

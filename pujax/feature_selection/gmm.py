@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from pujax.compilation import jit
+from pujax._compile import jit
 from pujax.linalg import HIGHEST, gram, matmul
 
 if TYPE_CHECKING:
@@ -372,7 +372,7 @@ def _em_t(data, valid, resp0_t, covariance_type, max_iter, tol, reg_covar):
     return params, lb, n_iter, conv
 
 
-@partial(jit, static_argnames=("n_clusters", "covariance_type", "max_iter", "kmeans_max_iter"))
+@partial(jit, "heavy", static_argnames=("n_clusters", "covariance_type", "max_iter", "kmeans_max_iter"))
 def gmm_fit_predict(key: jax.Array, X: ArrayLike, valid: ArrayLike, n_clusters: int = 10, covariance_type: str = "full",
                     max_iter: int = 100, tol: float = 1e-3, reg_covar: float = 1e-6, kmeans_max_iter: int = 300,
                     kmeans_tol: float = 1e-4) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:

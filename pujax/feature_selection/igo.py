@@ -48,7 +48,7 @@ import numpy as np
 from jax import lax, shard_map
 from jax.sharding import Mesh, PartitionSpec
 
-from pujax.compilation import jit
+from pujax._compile import jit
 from pujax.linalg import matmul
 
 from .gmm import compact_columns, gmm_fit_predict
@@ -342,7 +342,7 @@ def _evaluate_sharded(config, X, s, cache, g_keys, m, words, use_cache):
     return f, cache, jnp.asarray(True)
 
 
-@partial(jit, static_argnames=("config",))
+@partial(jit, "heavy", static_argnames=("config",))
 def igo_run(step_keys: jax.Array, state: tuple, X: ArrayLike, s: ArrayLike, costs: ArrayLike, budget: float,
             eta: ArrayLike, eps: float, mi_matrix: ArrayLike,
             config: SearchConfig) -> tuple[tuple, jax.Array, jax.Array]:

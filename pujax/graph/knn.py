@@ -22,7 +22,7 @@ import numpy as np
 from jax import lax, shard_map
 from jax.sharding import PartitionSpec
 
-from pujax.compilation import bucket_size, pad_rows, quick_jit
+from pujax._compile import bucket_size, jit, pad_rows
 from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
 from pujax.linalg import squared_distances
 
@@ -36,7 +36,7 @@ __all__ = ["knn_search", "knn_query", "NeighborGraph", "neighbor_lists", "knn_gr
 _TILE_ELEMENTS = 1 << 24  # distance entries per tile (64 MiB of float32)
 
 
-@partial(quick_jit, static_argnames=("k",))
+@partial(jit, "kernel", static_argnames=("k",))
 def _knn_tile(Q, q_index, X, sq_norms, k):
     """k nearest rows of ``X`` (excluding the query's own index) for each row of the tile ``Q``; columns with
     ``sq_norms = inf`` (padding) are never chosen."""
@@ -52,7 +52,7 @@ def _blocks(Qb, qb, X, sq, k):
     return lax.map(lambda a: _knn_tile(a[0], a[1], X, sq, k), (Qb, qb))
 
 
-@partial(quick_jit, static_argnames=("k", "mesh"))
+@partial(jit, "kernel", static_argnames=("k", "mesh"))
 def _knn_blocks(Qb, qb, X, sq, k, mesh):
     if mesh is None:
         return _blocks(Qb, qb, X, sq, k)

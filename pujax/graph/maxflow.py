@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from pujax.compilation import quick_jit
+from pujax._compile import jit
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -348,4 +348,4 @@ def min_cut(nbr: ArrayLike, rev: ArrayLike, cap: ArrayLike, source_cap: ArrayLik
     return s.h[:n] >= n + 1, jnp.sum(ct - s.rt)
 
 
-_discharge_jit = quick_jit(discharge, static_argnums=(3,))
+_discharge_jit = jit("kernel", discharge, static_argnums=(3,))

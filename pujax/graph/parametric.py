@@ -52,7 +52,7 @@ import numpy as np
 from jax import lax, shard_map
 from jax.sharding import PartitionSpec
 
-from pujax.compilation import quick_jit
+from pujax._compile import jit
 from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
 from pujax.graph.knn import neighbor_lists
 from pujax.graph.maxflow import FlowState, cold_state, discharge, pad_graph
@@ -174,7 +174,7 @@ def _lanes(fn, args, lanes, mesh):
                      check_vma=False)(*args, lanes)
 
 
-@partial(quick_jit, static_argnames=("rounds_per_relabel", "mesh"))
+@partial(jit, "kernel", static_argnames=("rounds_per_relabel", "mesh"))
 def _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, cold_every, rounds_per_relabel, mesh):
     def one(nbr, rev_flat, cap, As, Bs, At, Bt, cold_every, lane):
         return _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lane, cold_every, rounds_per_relabel)
@@ -234,7 +234,7 @@ def _bisect_lane(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, R):
     return jnp.where(rows < n_real, carry[0], 0)
 
 
-@partial(quick_jit, static_argnames=("rounds_per_relabel", "mesh"))
+@partial(jit, "kernel", static_argnames=("rounds_per_relabel", "mesh"))
 def _bisect(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, rounds_per_relabel, mesh):
     """``t(v)`` summed over the lanes (rows of ``mus``) -- by nestedness, the number of lambdas of the whole list at
     which v is on the source side -- and the terminal parts of the nested cuts (:func:`_terminal_cut_parts`)."""

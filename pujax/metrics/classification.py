@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import bucket_size, pad_rows, quick_jit
+from pujax._compile import bucket_size, jit, pad_rows
 from pujax.metrics._checks import UndefinedMetricWarning, check_pair, check_weights, is_traced
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["accuracy", "balanced_accuracy", "precision", "recall", "f1_score", "roc_auc", "average_precision",
            "confusion_counts"]
 
-_run_once = quick_jit(run_once_rows=True)  # a metric runs once on its input: compiled fast where it is small
+_run_once = jit("metric", rows=0)  # the rows: the first argument (labels or scores)
 
 
 def _labels(y):

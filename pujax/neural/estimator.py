@@ -8,8 +8,8 @@ import jax
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from pujax._compile import rows_in_bucket
 from pujax.base import PUClassifierMixin
-from pujax.compilation import rows_in_bucket
 from pujax.devices import shard_seeds
 from pujax.neural.selection import held_out_rows
 from pujax.neural.train import (

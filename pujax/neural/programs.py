@@ -1,10 +1,10 @@
 """The neural learners' compiled programs, one per (kind, configuration, epochs, minibatches) in this process, and
-their names in the executable store (:mod:`pujax.compilation_store`) across processes."""
+their names in the executable store (:mod:`pujax._compile.store`) across processes."""
 from __future__ import annotations
 
 import dataclasses
 
-from pujax.compilation_store import static_text
+from pujax._compile.store import static_text
 
 __all__ = ["cached", "store_name"]
 
@@ -12,7 +12,7 @@ _CACHE: dict = {}
 
 
 def store_name(kind, cfg, n_epochs, n_batches) -> str | None:
-    """The text that names a program in the executable store (:mod:`pujax.compilation_store`): its kind, epochs,
+    """The text that names a program in the executable store (:mod:`pujax._compile.store`): its kind, epochs,
     minibatches and configuration (the module's fields included); None for a module, activation or loss from
     outside pujax (its code is not in the store's key)."""
     module = cfg.module

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import bucket_size, pad_rows
+from pujax._compile import bucket_size, pad_rows
 from pujax.validation import as_key, check_float, host_rng
 
 if TYPE_CHECKING:

@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from pujax.compilation import RUN_ONCE_OPTIONS, bucket_size, jit, pad_rows, quick_jit
+from pujax._compile import bucket_size, jit, pad_rows
 from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_mask, accepts_train, make_model, scores_of
 from pujax.neural.programs import cached
@@ -416,8 +416,8 @@ def _train_fn(cfg, n_epochs, n_batches, many):
 
 def _get_compiled(kind, cfg, n_epochs, n_batches=1):
     """The jit-compiled program ``kind`` (``*_many``: ``vmap``-ped over seeds). ``init[_many][_val]``: ``(key, X)`` ->
-    initial state (``_val``: with the model selection's entries), compiled with ``RUN_ONCE_OPTIONS`` of
-    :mod:`pujax.compilation` (it runs once per fit); ``epochs[_many]``: ``(state, X, s, prior, X_eval, y_eval, n_valid,
+    initial state (``_val``: with the model selection's entries; role ``"setup"``: it runs once per fit);
+    ``epochs[_many]``: ``(state, X, s, prior, X_eval, y_eval, n_valid,
     val)`` -> ``(state, history)`` (``X`` padded by :func:`pad_for_training`, ``n_batches = static_batches(cfg,
     n_valid)``, ``val`` from :func:`~pujax.neural.selection.held_out_rows` or None); ``train`` / ``fit_many``:
     ``(key, X, s, prior, X_eval, y_eval, n_valid, val)``, the two in turn; ``scores_many``: ``(variables, X)``."""
@@ -430,16 +430,16 @@ def _get_compiled(kind, cfg, n_epochs, n_batches=1):
         return _train_fn(cfg, n_epochs, n_batches, "_many" if many else "")
     if kind in ("init", "init_val", "init_many", "init_many_val"):
         validate = kind.endswith("_val")
-        return cached(kind, cfg, 0, lambda name: quick_jit(
-            seeds(lambda k, X: init_state(k, X, cfg, validate), 1), options=RUN_ONCE_OPTIONS, store_name=name))
+        return cached(kind, cfg, 0, lambda name: jit(
+            "setup", seeds(lambda k, X: init_state(k, X, cfg, validate), 1), name=name))
     if kind in ("epochs", "epochs_many"):
-        return cached(kind, cfg, n_epochs, lambda name: jit(seeds(
+        return cached(kind, cfg, n_epochs, lambda name: jit("heavy", seeds(
             lambda st, X, s, p, Xe, ye, nv, val: run_epochs(cfg, st, X, s, p, n_epochs, Xe, ye, nv, n_batches, val),
-            7), store_name=name), n_batches)
+            7), name=name), n_batches)
     if kind == "scores_many":  # depends on the module only: share it between risks and optimiser settings
         cfg = TrainConfig(module=cfg.module, eval_chunk=cfg.eval_chunk)
-        return cached(kind, cfg, 0, lambda name: jit(seeds(lambda v, X: predict_scores(cfg, v, X), 1),
-                                                      store_name=name))
+        return cached(kind, cfg, 0, lambda name: jit("heavy", seeds(lambda v, X: predict_scores(cfg, v, X), 1),
+                                                      name=name))
     raise ValueError(kind)  # pragma: no cover
 
 

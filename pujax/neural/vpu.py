@@ -63,7 +63,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from pujax.compilation import RUN_ONCE_OPTIONS, jit, quick_jit
+from pujax._compile import jit
 from pujax.devices import shard_seeds
 from pujax.neural.models import accepts_train, make_model
 from pujax.neural.programs import cached
@@ -368,8 +368,8 @@ _DATA_AXES = (None, None, None, None, None)
 def _compiled(kind: str, cfg: VPUConfig):
     """jit-compiled programs, seed-``vmap``-ped (``*_one``: one seed without the seed axis, shard_seeds'
     ``single``); the data are ``(X, p_idx, u_idx, pv_idx, uv_idx)`` (the held-out indices None without model
-    selection). ``init[_val][_one]``: ``(key, X)`` -> initial state, compiled with ``RUN_ONCE_OPTIONS`` of
-    :mod:`pujax.compilation` (it runs once per fit); ``train[_one]``: ``(state, gammas, *data)`` -> ``(model,
+    selection). ``init[_val][_one]``: ``(key, X)`` -> initial state (role ``"setup"``: it runs once per fit);
+    ``train[_one]``: ``(state, gammas, *data)`` -> ``(model,
     history)``; ``fit[_one]``: ``((key, gammas), *data)``, the two in turn; ``epochs`` and ``finish`` for an epoch
     loop (shapes, hence the number of epochs, are set by the arguments)."""
     seeds = (lambda f, axes: f) if kind.endswith("_one") else (lambda f, axes: jax.vmap(f, in_axes=axes))
@@ -377,20 +377,20 @@ def _compiled(kind: str, cfg: VPUConfig):
         return _fit(cfg, kind[3:])
     if kind in ("init", "init_val", "init_one", "init_val_one"):
         validate = kind.startswith("init_val")
-        return cached("vpu_" + kind, cfg, 0, lambda name: quick_jit(
-            seeds(lambda k, X: _init(k, X, cfg, validate), (0, None)), options=RUN_ONCE_OPTIONS, store_name=name))
+        return cached("vpu_" + kind, cfg, 0, lambda name: jit(
+            "setup", seeds(lambda k, X: _init(k, X, cfg, validate), (0, None)), name=name))
     if kind in ("train", "train_one"):
-        return cached("vpu_" + kind, cfg, 0, lambda name: jit(seeds(_train(cfg), (0, 0, *_DATA_AXES)),
-                                                                store_name=name))
+        return cached("vpu_" + kind, cfg, 0, lambda name: jit("heavy", seeds(_train(cfg), (0, 0, *_DATA_AXES)),
+                                                                name=name))
     if kind == "epochs":
         def run(state, gammas, *data):
             return _run_epochs(cfg, state, gammas, *_parts(*data))
 
-        return cached("vpu_epochs", cfg, 0, lambda name: jit(jax.vmap(run, in_axes=(0, 0, *_DATA_AXES)),
-                                                               store_name=name))
+        return cached("vpu_epochs", cfg, 0, lambda name: jit("heavy", jax.vmap(run, in_axes=(0, 0, *_DATA_AXES)),
+                                                               name=name))
     if kind == "finish":
-        return cached("vpu_finish", cfg, 0, lambda name: jit(jax.vmap(
-            lambda st, *data: _finish(cfg, st, *_parts(*data)), in_axes=(0, *_DATA_AXES)), store_name=name))
+        return cached("vpu_finish", cfg, 0, lambda name: jit("heavy", jax.vmap(
+            lambda st, *data: _finish(cfg, st, *_parts(*data)), in_axes=(0, *_DATA_AXES)), name=name))
     raise ValueError(kind)  # pragma: no cover
 
 

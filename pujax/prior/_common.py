@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import pad_rows
+from pujax._compile import pad_rows
 from pujax.validation import as_key, host_seed
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import quick_jit
+from pujax._compile import jit
 from pujax.devices import device_mesh, to_host
 from pujax.prior._common import batch_size, bootstrap_counts, bucket, map_resamples
 from pujax.validation import check_float, check_int
@@ -108,7 +108,7 @@ def prep_scores(scores_p, scores_u):
             put(pos_p), put(pos_u), sp.size, su.size)
 
 
-@quick_jit
+@jit("kernel")
 def _bbe_jit(values, first, is_p, w, delta, gamma):
     return _bbe_core(values, first, is_p, w, delta, gamma)
 
@@ -147,7 +147,7 @@ def bbe_resample(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma)
     return _bbe_core(values, first, is_p, w, delta, gamma)[0]
 
 
-@partial(quick_jit, static_argnames=("n_bootstrap", "batch_size", "mesh"))
+@partial(jit, "kernel", static_argnames=("n_bootstrap", "batch_size", "mesh"))
 def _bbe_boot_jit(key, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma, n_bootstrap, batch_size, mesh):
     def one(k):
         return bbe_resample(k, values, first, is_p, pos_p, pos_u, n_p, n_u, delta, gamma)

@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import bucket_size, jit, pad_rows
+from pujax._compile import bucket_size, jit, pad_rows
 from pujax.devices import device_mesh, to_host
 from pujax.prior._common import batch_size, map_resamples, row_counts
 from pujax.validation import host_fold_in
@@ -121,14 +121,14 @@ def _alpha(r):
     return jnp.where(keep, a_conv, a_nonconv), a_conv, a_nonconv
 
 
-@partial(jit, static_argnames=("k",))
+@partial(jit, "heavy", static_argnames=("k",))
 def _dedpul_point(y_eval, y_u, w_u, y_p, w_p, grid, bw_mix, bw_pos, threshold, k):
     r = _ratio(y_eval, _logit(y_u), w_u, _logit(y_p), w_p, grid, bw_mix, bw_pos, threshold, k)
     a, a_conv, a_nonconv = _alpha(r)
     return 1.0 - a, 1.0 - a_conv, 1.0 - a_nonconv
 
 
-@partial(jit, static_argnames=("n_eval", "k", "n_bootstrap", "batch", "mesh"))
+@partial(jit, "heavy", static_argnames=("n_eval", "k", "n_bootstrap", "batch", "mesh"))
 def _dedpul_boot(key, y_u, y_p, n_u, n_p, grid, bw_mix, bw_pos, n_eval, k, n_bootstrap, batch, mesh):
     """Bootstrap of the first ``n_u`` / ``n_p`` entries of the padded ``y_u`` / ``y_p``."""
     t_u, t_p = _logit(y_u), _logit(y_p)

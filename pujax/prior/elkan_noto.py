@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import quick_jit
+from pujax._compile import jit
 from pujax.devices import device_mesh, to_host
 from pujax.prior._common import batch_size, bucket, c_to_prior, map_resamples, pad, row_counts
 from pujax.validation import check_int
@@ -55,7 +55,7 @@ def _prep_en(g, s):
     return pad(g, size, 0.0), pad(s, size, 0), n
 
 
-@quick_jit
+@jit("kernel")
 def _en_point_jit(g, s, n):
     w = (jnp.arange(g.shape[0]) < n).astype(g.dtype)
     e1, e2, e3, n_l, n_u = _en_core(g, s, w)
@@ -73,7 +73,7 @@ def elkan_noto_estimates(g: ArrayLike, s: ArrayLike) -> dict[str, jax.Array]:
     return _en_point_jit(g, s, n)
 
 
-@partial(quick_jit, static_argnames=("n_bootstrap", "batch_size", "mesh"))
+@partial(jit, "kernel", static_argnames=("n_bootstrap", "batch_size", "mesh"))
 def _en_boot_jit(key, g, s, n, n_bootstrap, batch_size, mesh):
     size = g.shape[0]
 

@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import jit
+from pujax._compile import jit
 from pujax.devices import device_mesh, to_host
 from pujax.linalg import matmul, squared_distances
 from pujax.preprocessing import standardization, standardize
@@ -63,7 +63,7 @@ def _sq_dists(Z):
     return squared_distances(Z, Z)
 
 
-@jit
+@jit("heavy")
 def _kernel(Z, diff):
     """Gram matrix of the width (of five) that maximises the RKHS distance ``sqrt(diff' K diff)``."""
     D2 = _sq_dists(Z)
@@ -136,13 +136,13 @@ def _km_weights(K, a, b, mask, inv_L, n_iter, n_grid, n_rounds, min_n, variants=
     return (lam - 1.0) / lam, dist, thr2
 
 
-@partial(jit, static_argnames=("min_n", "n_iter", "n_grid", "n_rounds"))
+@partial(jit, "heavy", static_argnames=("min_n", "n_iter", "n_grid", "n_rounds"))
 def _km_point(K, a, b, inv_L, min_n, n_iter, n_grid, n_rounds):
     mask = jnp.ones(a.shape, bool)
     return _km_weights(K, a, b, mask, inv_L, n_iter, n_grid, n_rounds, min_n)
 
 
-@partial(jit,
+@partial(jit, "heavy",
          static_argnames=("n_mix", "n_bootstrap", "n_iter", "n_grid", "n_rounds", "batch", "variant", "mesh"))
 def _km_boot(key, K, inv_L, n_mix, n_bootstrap, n_iter, n_grid, n_rounds, batch, variant, mesh):
     n = K.shape[0]

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import quick_jit
+from pujax._compile import jit
 from pujax.devices import device_mesh, to_host
 from pujax.linalg import matmul
 from pujax.preprocessing import duplicate_groups
@@ -197,7 +197,7 @@ def tice_label_frequency(X: ArrayLike, s: ArrayLike, n_folds: int = 5, n_iterati
     return c_est, info
 
 
-@partial(quick_jit, static_argnames=("n_folds", "n_bootstrap", "batch_size", "mesh"))
+@partial(jit, "kernel", static_argnames=("n_folds", "n_bootstrap", "batch_size", "mesh"))
 def _tice_boot_jit(key, M, is_root, fold_of, deltas, s, n, c_prior, min_size, n_folds, n_bootstrap, batch_size,
                    mesh):
     size = s.shape[0]

@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import PartitionSpec
 
-from pujax.compilation import bucket_size, jit, pad_rows
+from pujax._compile import bucket_size, jit, pad_rows
 from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
 from pujax.linalg import matmul
 from pujax.persistence import register_model
@@ -119,14 +119,14 @@ class SolveResult(NamedTuple):
 
 
 # ---------------------------------------------------------------------------------------------------- eqs. 4-5
-@jit
+@jit("heavy")
 def vote_fraction(psi: ArrayLike) -> jax.Array:
     """Eq. 4: ``v(x) = (B + sum_k sgn(psi_k(x))) / (2 B)`` for base decision values ``psi`` (n, B)."""
     B = psi.shape[-1]
     return (B + jnp.sum(jnp.sign(psi), axis=-1)) / (2.0 * B)
 
 
-@jit
+@jit("heavy")
 def ensemble_decision(psi: ArrayLike) -> jax.Array:
     """Eq. 5: ``d = v`` if ``0 < v < 1``; ``sum_k psi_k`` if ``v = 0``; ``1 + sum_k psi_k`` if ``v = 1``."""
     v = vote_fraction(psi)
@@ -163,7 +163,7 @@ def prior_threshold(scores: ArrayLike, prior: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------- solving
-@partial(jit, static_argnames=("kernel", "degree", "max_iter", "mesh"))
+@partial(jit, "heavy", static_argnames=("kernel", "degree", "max_iter", "mesh"))
 def _solve_block(X, idx, y, C, gamma, coef0, tol, *, kernel, degree, max_iter, mesh):
     """Solve a block of problems, split over the mesh: each device gathers the rows of its kernel matrices
     (``idx``: (b, n), one per matrix), builds them and runs its own batched SMO loops over the ``G`` problems that
@@ -377,7 +377,7 @@ def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: 
 
 
 # ---------------------------------------------------------------------------------------------------- predicting
-@partial(jit, static_argnames=("kernel", "degree"))
+@partial(jit, "heavy", static_argnames=("kernel", "degree"))
 def _psi_block(Xc, SV, coef, acc, gamma, coef0, *, kernel, degree):
     """``acc + K(Xc, SV) coef^T``: one chunk of rows against one block of support vectors."""
     return matmul(kernel_block(Xc, SV, kernel, gamma, coef0, degree), coef.T) + acc
@@ -442,7 +442,7 @@ def svm_decision(model: SVMModel, X: ArrayLike) -> np.ndarray:
     return score - float(model.threshold)
 
 
-@partial(jit, static_argnames=("kernel", "degree"))
+@partial(jit, "heavy", static_argnames=("kernel", "degree"))
 def _psi_bags_block(Xc, idx, shift, scale, SV, coef, bias, gamma, coef0, *, kernel, degree):
     """``psi`` of B single SVMs, model ``b`` on the rows ``Xc[idx[b]]`` (``Xc`` centred on a common centre) under
     its own standardisation ``(x - shift_b) / scale_b`` (clipped); ``SV`` (B, nb, d), ``coef`` (B, nb), ``bias``

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import jit
+from pujax._compile import jit
 from pujax.linalg import gram, squared_distances
 from pujax.preprocessing import standardization
 from pujax.preprocessing import standardize as _standardize
@@ -39,19 +39,19 @@ STANDARD_CLIP = 1e4
 for every kernel; the clip keeps kernel values finite in float32)."""
 
 
-@jit
+@jit("heavy")
 def linear_kernel(A: ArrayLike, B: ArrayLike) -> jax.Array:
     """Linear kernel matrix ``A @ B.T``."""
     return gram(A, B)
 
 
-@jit
+@jit("heavy")
 def rbf_kernel(A: ArrayLike, B: ArrayLike, gamma: float) -> jax.Array:
     """RBF kernel matrix ``exp(-gamma ||a_i - b_j||^2)``; distances are clipped at 0 against round-off."""
     return jnp.exp(-gamma * squared_distances(A, B))
 
 
-@partial(jit, static_argnames=("degree",))
+@partial(jit, "heavy", static_argnames=("degree",))
 def polynomial_kernel(A: ArrayLike, B: ArrayLike, gamma: float, coef0: float, degree: int) -> jax.Array:
     """Polynomial kernel matrix ``(gamma <a, b> + coef0) ** degree`` (``degree`` is static)."""
     return (gamma * gram(A, B) + coef0) ** degree

@@ -15,8 +15,8 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
+from pujax._compile import bucket_size
 from pujax.base import resolve_prior
-from pujax.compilation import bucket_size
 from pujax.metrics import pu_score
 from pujax.preprocessing import duplicate_groups
 from pujax.progress import progress

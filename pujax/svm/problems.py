@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from pujax.compilation import bucket_size
+from pujax._compile import bucket_size
 from pujax.validation import check_float, check_int, host_rng
 
 if TYPE_CHECKING:

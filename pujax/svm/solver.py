@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from pujax.compilation import jit
+from pujax._compile import jit
 from pujax.linalg import HIGHEST, matmul
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def solve_svm(K: ArrayLike, idx: ArrayLike, y: ArrayLike, C: ArrayLike, tol: flo
     return SVMSolution(alpha, bias, gap, it, gap <= tol)
 
 
-@partial(jit, static_argnames=("max_iter", "refresh"))
+@partial(jit, "heavy", static_argnames=("max_iter", "refresh"))
 def solve_svm_batch(K: ArrayLike, idx: ArrayLike, y: ArrayLike, C: ArrayLike, tol: float = 1e-3,
                     max_iter: int = 100_000, refresh: int = 2_000) -> SVMSolution:
     """Solve a batch of SVM duals at once (``vmap`` of :func:`solve_svm`).
@@ -208,7 +208,7 @@ def dual_objective(K: ArrayLike, idx: ArrayLike, y: ArrayLike, alpha: ArrayLike)
     return 0.5 * jnp.dot(w, matmul(Ksub, w), precision=HIGHEST) - jnp.sum(alpha)
 
 
-@partial(jit, static_argnames=("n_rows",))
+@partial(jit, "heavy", static_argnames=("n_rows",))
 def coef_matrix(idx: ArrayLike, y: ArrayLike, alpha: ArrayLike, n_rows: int) -> jax.Array:
     """Fold a batch of solutions onto the distinct training rows: ``W[k, r] = sum_{i: idx_ki = r} alpha_ki y_ki``.
 

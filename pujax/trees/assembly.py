@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import bucket_size, quick_jit
+from pujax._compile import bucket_size, jit
 from pujax.devices import default_device
 from pujax.trees.binning import split_thresholds
 from pujax.trees.model import Forest
@@ -151,7 +151,7 @@ def pad2(a, n, value=0) -> np.ndarray:
     return out
 
 
-@partial(quick_jit, static_argnames=("shape",))
+@partial(jit, "kernel", static_argnames=("shape",))
 def _zeros_program(shape):
     return jnp.zeros(shape, jnp.int32)
 

@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import bucket_size, pad_rows, quick_jit
+from pujax._compile import bucket_size, jit, pad_rows
 from pujax.devices import default_device, padded_size
 from pujax.risk import node_risk
 from pujax.trees.assembly import (
@@ -211,7 +211,7 @@ def _finished(risk_values, c1, c0, depth, cfg: GrowConfig) -> np.ndarray:
     return done
 
 
-@partial(quick_jit, static_argnames=("risk", "loss"))
+@partial(jit, "kernel", static_argnames=("risk", "loss"))
 def _root_risk(c1, c0, wu, rho, sigma, *, risk, loss):
     """Node risk of the roots, computed exactly like the per-node kernels do (float32 on device)."""
     c1 = c1.astype(wu.dtype)

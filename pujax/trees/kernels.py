@@ -39,11 +39,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import quick_jit
+from pujax._compile import jit
 from pujax.risk import node_risk
 
 __all__ = [
-    "ENTRY_PLAIN_ROWS",
     "hash_u32",
     "hash_uniform",
     "node_uid_child",
@@ -64,12 +63,7 @@ __all__ = [
 
 _U32 = jnp.uint32
 
-ENTRY_PLAIN_ROWS = 1 << 18
-"""The entry passes compile with XLA's default options (:func:`~pujax.compilation.quick_jit`'s ``plain_above_rows``)
-when the flat binned codes (training rows x feature slots) hold more than this many codes (chunks of entries hold at
-most this many): their scatter-adds then run faster, which outweighs the longer compile of a first fit from about
-10,000 rows of 20 features on; smaller forests keep the quick compiles."""
-_entry_jit = partial(quick_jit, plain_above_rows=ENTRY_PLAIN_ROWS)
+_entry_jit = partial(jit, "pass", rows="codes_t")  # passes over the entries: sized by the flat binned codes
 
 
 def _fmix(h):
@@ -135,7 +129,7 @@ def sample_features(seed, tree, uid, it, const, n_slots: int):
     return feats.astype(jnp.int32), ok
 
 
-@partial(quick_jit, static_argnames=("n_slots",))
+@partial(jit, "kernel", static_argnames=("n_slots",))
 def prepare_nodes(const, seed, tree, uid, it, *, n_slots: int):
     """Sampled features of a block of nodes given their known-constant masks (see :func:`sample_features`)."""
     return sample_features(seed, tree, uid, it, const, n_slots)
@@ -216,7 +210,7 @@ def _node_blocks(a, n_blocks):
     return tuple(a[i * nb:(i + 1) * nb] for i in range(n_blocks))
 
 
-@partial(quick_jit, static_argnames=("n_bins", "n_blocks"))
+@partial(jit, "kernel", static_argnames=("n_bins", "n_blocks"))
 def split_histogram(acc, *, n_bins: int, n_blocks: int):
     """(K, N * B[, 2]) accumulator -> tuple of ``n_blocks`` node blocks (N / n_blocks, K, B[, 2])."""
     K = acc.shape[0]
@@ -258,7 +252,7 @@ def route_and_range(acc, codes_t, rows, nid_prev, route_feat, route_code, child_
     return jax.lax.fori_loop(0, feats.shape[1], body, acc), nid
 
 
-@partial(quick_jit, static_argnames=("n_blocks",))
+@partial(jit, "kernel", static_argnames=("n_blocks",))
 def finish_range(acc, *, n_blocks: int):
     """(K, N, 2) max accumulator -> per block of ``N / n_blocks`` nodes, ``(mx, mn)`` per (node, feature)."""
     return tuple(zip(_node_blocks(acc[:, :, 0].T, n_blocks), _node_blocks(255 - acc[:, :, 1].T, n_blocks)))
@@ -286,7 +280,7 @@ def left_counts(acc, codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
     return jax.lax.fori_loop(0, K, body, acc)
 
 
-@partial(quick_jit, static_argnames=("shift", "n_blocks"))
+@partial(jit, "kernel", static_argnames=("shift", "n_blocks"))
 def finish_left(acc, *, shift: int, n_blocks: int):
     """(K, N, w) accumulator -> per block of ``N / n_blocks`` nodes, ``(left count, left count of s=1)``, each
     (N / n_blocks, K, T)."""
@@ -326,7 +320,7 @@ def _search_codes(bin_hi, feats, t, n_bins):
     return lo - 1
 
 
-@partial(quick_jit, static_argnames=("n_thresholds", "n_bins"))
+@partial(jit, "kernel", static_argnames=("n_thresholds", "n_bins"))
 def draw_thresholds(mn, mx, feats, ok, seed, tree, uid, it, bin_lo, bin_hi, *, n_thresholds: int, n_bins: int):
     """Extra-Trees thresholds: t ~ U[min value, max value] of the node; split code c with code <= c going left.
 
@@ -398,7 +392,7 @@ def _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss):
     return rn, r_l, r_r, rr
 
 
-@partial(quick_jit, static_argnames=("n_thresholds", "n_bins", "shift", "risk", "loss", "from_hist"))
+@partial(jit, "kernel", static_argnames=("n_thresholds", "n_bins", "shift", "risk", "loss", "from_hist"))
 def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho, sigma, bin_lo, bin_hi, *,
                          n_thresholds: int, n_bins: int, shift: int, risk: str, loss: str, from_hist: bool):
     """Best Extra-Trees split per node (PU ET paper §4; Appendix H), from histograms or from (min, max).
@@ -430,7 +424,7 @@ def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho,
     return _finish(rr, cand3, l_c1, l_c0, r_l, r_r, rn, feats, thr, newc, T)
 
 
-@partial(quick_jit, static_argnames=("n_bins", "shift", "risk", "loss"))
+@partial(jit, "kernel", static_argnames=("n_bins", "shift", "risk", "loss"))
 def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, *, n_bins: int, shift: int, risk: str,
                        loss: str):
     """Best split over every bin boundary of the sampled features (CART / random forest), from histograms."""

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.compilation import bucket_size, quick_jit
+from pujax._compile import bucket_size, jit
 from pujax.trees.assembly import pad, put
 from pujax.trees.model import Forest
 
@@ -68,7 +68,7 @@ def traversal(forest: Forest) -> Traversal:
     return trav
 
 
-@partial(quick_jit, static_argnames=("n_steps",))
+@partial(jit, "kernel", static_argnames=("n_steps",))
 def _leaves(X, feature, threshold, left, right, roots, *, n_steps: int):
     n = X.shape[0]
     node = jnp.broadcast_to(roots[None, :], (n, roots.shape[0]))
@@ -120,7 +120,7 @@ def forest_leaves(forest: Forest, X: np.ndarray) -> np.ndarray:
     return _over_row_chunks(trav, X, fn, np.zeros((0, int(trav.roots.shape[0])), np.int32))
 
 
-@partial(quick_jit, static_argnames=("n_steps",))
+@partial(jit, "kernel", static_argnames=("n_steps",))
 def _mean_value(X, feature, threshold, left, right, roots, value, *, n_steps: int):
     leaves = _leaves(X, feature, threshold, left, right, roots, n_steps=n_steps)
     return jnp.mean(value[leaves], axis=1)

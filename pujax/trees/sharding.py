@@ -30,7 +30,7 @@ import numpy as np
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from pujax.compilation import quick_jit
+from pujax._compile import jit
 from pujax.devices import AXIS, default_device, device_mesh, to_host
 from pujax.trees import kernels
 from pujax.trees.assembly import NodeStore, concat_batches, pad, put, put_all, zeros
@@ -106,7 +106,7 @@ def _mesh_passes(devices: tuple) -> EntryPasses:
                 return (out[0][None],) + tuple(out[1:]) if isinstance(out, tuple) else out[None]
 
             sm = jax.shard_map(body, mesh=mesh, in_specs=specs, out_specs=out_specs, check_vma=False)
-            return quick_jit(sm, plain_above_rows=kernels.ENTRY_PLAIN_ROWS, donate_argnums=(0,) if acc_first else ())
+            return jit("pass", sm, rows=1 if acc_first else 0, donate_argnums=(0,) if acc_first else ())
 
         def call(*args, **statics):
             args = tuple(a if s == P(AXIS) else global_(a) for a, s in zip(args, specs))
@@ -144,13 +144,13 @@ def _mesh_zeros(mesh):
 
     @lru_cache(maxsize=64)
     def make(shape):
-        return quick_jit(partial(jnp.zeros, (n,) + shape, jnp.int32), out_shardings=NamedSharding(mesh, P(AXIS)))
+        return jit("kernel", partial(jnp.zeros, (n,) + shape, jnp.int32), out_shardings=NamedSharding(mesh, P(AXIS)))
 
     return lambda shape: make(tuple(shape))()
 
 
 def _mesh_finish(mesh, reduce):
-    total = quick_jit(lambda a: reduce(a, axis=0), out_shardings=NamedSharding(mesh, P()))
+    total = jit("kernel", lambda a: reduce(a, axis=0), out_shardings=NamedSharding(mesh, P()))
 
     def finish(acc):
         return total(acc).addressable_data(0)  # this process's first device of the mesh
