@@ -426,7 +426,7 @@ def main(argv=None):
         result = SECTIONS[name](args)
         name = f"{name}:{args.tag}" if args.tag else name
         entry = {"result": result, "command": command.strip(), "machine": f"{machine()}; load average {load_average()}",
-                 "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+                 "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")}
         if not args.no_write:
             RESULTS.mkdir(parents=True, exist_ok=True)
             with open(LOG_PATH, "a") as f:  # append-only log: sections run in parallel processes never get lost
