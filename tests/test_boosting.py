@@ -669,8 +669,9 @@ out = {}
 for kw in (dict(), dict(verbose=True), dict(learning_rate="auto", n_estimators=6)):
     fits = [AdaPUClassifier(**{"n_estimators": 20, "learning_rate": 0.5, "prior": 0.4, "random_state": 0, **kw},
                             devices=k).fit(X, s) for k in (1, 4)]
+    d1, d4 = fits[0].decision_function(X), fits[1].decision_function(X)
     out[str(sorted(kw))] = [bool(np.array_equal(fits[0].features_, fits[1].features_)),
-                            float(np.max(np.abs(fits[0].decision_function(X) - fits[1].decision_function(X))))]
+                            float(np.max(np.abs(d1 - d4)) / np.max(np.abs(d1)))]
 mesh = device_mesh(4)
 cands = adapu_candidates(X)
 w = np.ones(400, np.float32)
@@ -678,7 +679,7 @@ one = adapu_fit(jax.random.key(3), X, s, 0.4, 0.5, cands, w, n_estimators=15)
 four = adapu_fit(jax.random.key(3), *shard_rows(mesh, X, s), 0.4, 0.5, shard_candidates(mesh, cands),
                  shard_rows(mesh, w), n_estimators=15, mesh=mesh)
 out["adapu_fit"] = [bool(np.array_equal(one.feature, four.feature)),
-                    float(np.max(np.abs(np.asarray(one.alpha) - np.asarray(four.alpha))))]
+                    float(np.max(np.abs(np.asarray(one.alpha) - np.asarray(four.alpha))) / np.max(np.abs(one.alpha)))]
 try:
     adapu_fit(jax.random.key(3), X, s, 0.4, 0.5, None, w, n_estimators=15, mesh=mesh)
     out["refused"] = False
@@ -691,8 +692,11 @@ print("RESULT " + json.dumps(out))
 def test_same_model_on_one_and_four_devices():
     """On 4 (forced CPU) devices: one fit and the progress-bar path (rows sharded, a shard_map with a psum of the
     per-candidate sums per round) and learning_rate="auto" (the (fold, beta) fits split over the devices) pick the
-    same stumps as on one device, with the same decision values up to float summation order; adapu_fit(mesh=)
-    without candidates is refused with an error that says what to pass."""
+    same stumps as on one device, with the same decision values and round weights up to float summation order
+    (relative gap < 3e-4: each round's weights compound the previous rounds' float32 sums, summed in another order
+    over 4 devices, and the round weights' gap grows from 1e-7 in the first round to 0.7e-4 (JAX 0.10) / 1.3e-4
+    (JAX 0.12) in the 15th); adapu_fit(mesh=) without candidates is refused with an error that says what to
+    pass."""
     import json
     import os
     import subprocess
@@ -708,4 +712,4 @@ def test_same_model_on_one_and_four_devices():
     out = json.loads(line[-1][7:])
     assert out.pop("refused") is True
     for name, (same, gap) in out.items():
-        assert same and gap < 1e-4, (name, same, gap)
+        assert same and gap < 3e-4, (name, same, gap)
