@@ -21,11 +21,10 @@ role         what the program is                                    XLA:CPU opti
              initial weights
 ============ ====================================================== ===================================== =========
 
-Why (``benchmarks/results/latency.md``): XLA:CPU's classic emitters compile a small program 30-45 % faster than its
-fusion emitters and run most programs as fast, but run scatter-adds 1.3-1.5x slower (hence ``pass``'s switch to the
-defaults on large inputs); no LLVM optimisation halves the compile time of a program that does little work and
-costs milliseconds at run time on small inputs (ROC AUC of 2^20 rows: 0.5 s optimised, 1.0 s without, hence
-``metric``'s switch).
+Why (measured in ``benchmarks/results/latency.md``): XLA:CPU's classic emitters compile a small program faster
+than its fusion emitters and run most programs as fast, but run scatter-adds slower (hence ``pass``'s switch to the
+defaults on large inputs); without LLVM optimisation a program that does little work compiles faster and runs
+slower on large inputs (hence ``metric``'s switch).
 
 An option set that the installed XLA does not know is left out of every role (XLA:CPU of jaxlib 0.11 and later has
 no classic emitters): :func:`supported` compiles a one-line program with it once per process to find out. On GPU
