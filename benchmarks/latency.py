@@ -94,7 +94,7 @@ t0 = time.perf_counter()
 lowered = [init.lower(key, Xp), epochs.lower(init.eval_shape(key, Xp), Xp, sp, np.float32(0.5), None, None,
                                              np.int32(n), None)]
 t1 = time.perf_counter()
-lowered[0].compile()  # with the init program's own options (RUN_ONCE_OPTIONS)
+lowered[0].compile()  # with the options of the init program's role ("setup")
 lowered[1].compile()
 t2 = time.perf_counter()
 print("RESULT " + json.dumps({"rows": n, "padded": int(Xp.shape[0]), "minibatches": k, "lower": t1 - t0,

@@ -176,7 +176,7 @@ def section_speed(args):
     def compiled(many, key):  # the two programs of a fit (initial state, epochs), compiled ahead of time
         init, epochs = _get_compiled("init" + many, cfg, 0), _get_compiled("epochs" + many, cfg, E, k_batches)
         t0 = time.perf_counter()
-        ci = init.lower(key, Xj).compile()  # with the init program's own options (RUN_ONCE_OPTIONS)
+        ci = init.lower(key, Xj).compile()  # with the options of the init program's role ("setup")
         ce = epochs.lower(init.eval_shape(key, Xj), Xj, sj, pj, None, None, nv, None).compile()
         return (lambda k: ce(ci(k, Xj), Xj, sj, pj, None, None, nv, None)), time.perf_counter() - t0
 
