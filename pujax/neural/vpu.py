@@ -65,10 +65,11 @@ import optax
 
 from pujax.compilation import RUN_ONCE_OPTIONS, jit, quick_jit
 from pujax.devices import shard_seeds
+from pujax.neural.config import _check_float, batch_layout
 from pujax.neural.models import accepts_train, make_model
 from pujax.neural.programs import cached
 from pujax.neural.selection import first_key, init_best, keep_best, validation_split
-from pujax.neural.train import _apply, _check_float, batch_layout, predict_scores
+from pujax.neural.train import _apply, predict_scores
 from pujax.validation import as_key, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
