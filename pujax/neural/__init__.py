@@ -11,6 +11,22 @@
 Using the nnPU objective in your own optax loop: see :func:`pujax.risk.nnpu_objective` and the notebook
 ``notebooks/grad_through_nnpu.ipynb``.
 """
+from pujax.neural.deep_base import DeepPUBase
+from pujax.neural.deep_label import (
+    CVIRClassifier,
+    HolisticPUClassifier,
+    LBEClassifier,
+    P3MixClassifier,
+    RobustPUClassifier,
+)
+from pujax.neural.deep_risk import (
+    CountLossClassifier,
+    DistPUClassifier,
+    PUbNClassifier,
+    PUeClassifier,
+    PULDAClassifier,
+    PUSBClassifier,
+)
 from pujax.neural.estimator import NNPUClassifier, VPUClassifier
 from pujax.neural.models import MLP, AllConvNet, Linear, make_model
 from pujax.neural.train import (
@@ -32,6 +48,18 @@ from pujax.neural.vpu import VPUModel, vpu_decision, vpu_fit, vpu_fit_many, vpu_
 __all__ = [
     "NNPUClassifier",
     "VPUClassifier",
+    "DeepPUBase",
+    "PUSBClassifier",
+    "PUbNClassifier",
+    "DistPUClassifier",
+    "PULDAClassifier",
+    "CountLossClassifier",
+    "PUeClassifier",
+    "CVIRClassifier",
+    "P3MixClassifier",
+    "RobustPUClassifier",
+    "HolisticPUClassifier",
+    "LBEClassifier",
     "VPUModel",
     "vpu_fit",
     "vpu_fit_many",

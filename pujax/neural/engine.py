@@ -131,7 +131,7 @@ def _context(cfg, X, s, prior, n_valid, val, n_epochs, predict):
         st = init_state(key, X, cfg)
         return {"variables": st["variables"], "opt_state": st["opt_state"]}
 
-    return Context(X, s.astype(dt) * valid, valid, prior, lambda v: predict(v, X), fresh, val, n_epochs)
+    return Context(X, s.astype(dt) * valid, valid, prior, lambda v: predict(v, X), predict, fresh, val, n_epochs)
 
 
 def run_rule_epochs(cfg: TrainConfig, state: dict, X: Any, s: jax.Array, prior: Any, n_epochs: int,

@@ -6,11 +6,9 @@ from typing import TYPE_CHECKING
 
 import jax
 import numpy as np
-from sklearn.base import BaseEstimator
 
-from pujax.base import PUClassifierMixin
-from pujax.compilation import rows_in_bucket
 from pujax.devices import shard_seeds
+from pujax.neural.base import _NeuralPUBase, _to_numpy_tree
 from pujax.neural.selection import held_out_rows
 from pujax.neural.train import (
     RISKS,
@@ -25,7 +23,6 @@ from pujax.neural.vpu import _compiled as _vpu_compiled
 from pujax.neural.vpu import _prepare as _vpu_prepare
 from pujax.neural.vpu import make_vpu_config, mixup_gammas, n_steps_per_epoch
 from pujax.persistence import register_estimator
-from pujax.preprocessing import standardization, standardize
 from pujax.progress import progress
 from pujax.validation import (
     as_key,
@@ -42,61 +39,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["NNPUClassifier", "VPUClassifier"]
-
-
-def _to_numpy_tree(tree):
-    return jax.tree.map(lambda a: np.asarray(a), tree)
-
-
-class _NeuralPUBase(PUClassifierMixin, BaseEstimator):
-    """What the neural PU estimators share: input standardisation, seeds, per-seed scores and the flax module.
-
-    A subclass defines ``_config(n_features)`` (an object with the flax ``module`` and ``eval_chunk``), ``fit``
-    (storing ``variables_`` with a leading seed axis, ``n_seeds_``, ``mean_`` and ``scale_``) and its decision rule.
-    """
-
-    _input_dtype = None  # float32 or float64 as given; standardised in float64 blocks, then cast to float32
-
-    def _fit_standardization(self, X):
-        """Set ``mean_`` / ``scale_`` from the training rows (None without ``standardize``); return ``X`` scaled."""
-        self.mean_ = self.scale_ = None
-        if self.standardize:
-            self.mean_, self.scale_ = standardization(X)
-        return self._transform(X)
-
-    def _transform(self, X):
-        """``(X - mean_) / scale_`` in float64, then float32 (``X`` as float32 without standardisation)."""
-        if self.mean_ is None:
-            return np.ascontiguousarray(X, dtype=np.float32)
-        return standardize(X, self.mean_, self.scale_)
-
-    def _seed_scores(self, X):
-        """Network outputs ``g(x)`` of every seed's model on validated rows, shape ``(n_seeds, n)``."""
-        X = self._transform(self._validate_predict(X))
-        cfg = self._config(self.n_features_in_)
-        variables = jax.tree.map(jax.device_put, self.variables_)
-        Xb, n = rows_in_bucket(X)
-        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jax.device_put(Xb)))[:, :n]
-
-    def seed_variables(self, i):
-        """The flax variables ``{"params": ..., "batch_stats": ...}`` of seed ``i`` (apply with the model)."""
-        if not hasattr(self, "variables_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
-        n = self.n_seeds_
-        if not isinstance(i, (int, np.integer)) or not -n <= int(i) < n:
-            raise IndexError(f"seed index {i!r} out of range for n_seeds_={n}.")
-        return jax.tree.map(lambda a: np.asarray(a)[int(i)], self.variables_)
-
-    @property
-    def module_(self):
-        """The flax module (rebuilt from ``model`` and ``model_kwargs``)."""
-        if not hasattr(self, "n_features_in_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
-        return self._config(self.n_features_in_).module
 
 
 @register_estimator
@@ -210,6 +152,7 @@ class NNPUClassifier(_NeuralPUBase):
     True
     """
 
+    _accept_sparse = "csr"  # scipy sparse X stays sparse: minibatches are made dense on the device (pujax.neural.rows)
     _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int",
                       "mean_": "f[n_features_in_]|none", "scale_": "f[n_features_in_]|none",
                       "validation_loss_": "f[n_seeds_,n_iter_]|none", "best_epoch_": "i[n_seeds_]"}
@@ -269,7 +212,8 @@ class NNPUClassifier(_NeuralPUBase):
     def fit(self, X: ArrayLike, y: ArrayLike, eval_set: tuple[ArrayLike, ArrayLike] | None = None) -> NNPUClassifier:
         """Fit on features ``X`` and PU labels ``y`` (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} too).
 
-        ``eval_set=(X_test, y_test)`` (true labels) records the per-epoch test error in ``history_``.
+        ``X`` may be a scipy sparse matrix (kept sparse; needs a float ``prior``). ``eval_set=(X_test, y_test)``
+        (true labels) records the per-epoch test error in ``history_``.
         """
         check_in(self.risk, "risk", RISKS)
         epochs = check_int(self.epochs, "epochs")
@@ -298,6 +242,7 @@ class NNPUClassifier(_NeuralPUBase):
         prior_arr = np.asarray(prior, X.dtype)
         self.n_seeds_ = n_seeds
         X, s, val = held_out_rows(X, s, self.validation_fraction, key)
+        X, val = self._device_rows(X), None if val is None else (self._device_rows(val[0]), *val[1:])
 
         if self.callback is None and not self.verbose:
             state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior_arr, X_eval, y_eval, self.devices, val)

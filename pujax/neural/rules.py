@@ -69,6 +69,7 @@ class Context(NamedTuple):
     valid: jax.Array      # (N,) float: 1 for a training row, 0 for padding
     prior: jax.Array
     scores: Callable      # scores(variables) -> evaluation-mode outputs of every training row, (N,) or (N, heads)
+    predict: Callable     # predict(variables, X) -> evaluation-mode outputs of other rows (e.g. the held-out ones)
     fresh: Callable       # fresh(key) -> {"variables", "opt_state"}: a newly initialised network and optimiser
     val: tuple | None     # held-out (X_val, s_val, w_val) or None
     n_epochs: int         # epochs of the whole run (static)
