@@ -69,7 +69,7 @@ def pubn_risk(g: jax.Array, s: jax.Array, w: jax.Array, sigma: jax.Array, eta: j
 
     ell = get_loss("sigmoid" if loss is None else loss)
     sig = jnp.clip(sigma, 1e-6, 1.0)
-    low = (sig <= eta).astype(g.dtype)
+    low = (sig <= eta).astype(sig.dtype)
     pos = masked_mean(ell(g), s * w)
     neg_u = masked_mean(low * (1.0 - sig) * ell(-g), (1.0 - s) * w)
     neg_p = masked_mean((1.0 - low) * (1.0 - sig) / sig * ell(-g), s * w)
@@ -163,12 +163,21 @@ def lbe_posterior(g_f: jax.Array, g_eta: jax.Array, s: jax.Array) -> jax.Array:
     return jnp.where(s > 0, 1.0, jnp.exp(log_num - log_den))
 
 
-def lbe_loss(g_f: jax.Array, g_eta: jax.Array, s: jax.Array, w: jax.Array, q: jax.Array) -> jax.Array:
+def lbe_loss(g_f: jax.Array, g_eta: jax.Array, s: jax.Array, w: jax.Array, q: jax.Array,
+             keep: float = 1.0) -> jax.Array:
     r"""LBE's M-step objective (Gong et al., TPAMI 2021, the expected complete-data negative log-likelihood):
-    :math:`-E[q \log f + (1 - q)\log(1 - f) + q\,(s \log\eta + (1 - s)\log(1 - \eta))]` over the rows (weights
-    ``w``), ``q`` the E-step posteriors (:func:`lbe_posterior`, constant)."""
+    :math:`-E[q \log f + (1 - q)\log(1 - f)] - E[q\,(s \log\eta + (1 - s)\log(1 - \eta))]` over the rows (weights
+    ``w``), ``q`` the E-step posteriors (:func:`lbe_posterior`, constant). With ``keep < 1`` the classifier's term
+    averages only the ``floor(keep * n)`` rows of smallest loss (the authors' small-loss selection)."""
     q = jax.lax.stop_gradient(q)
-    return masked_mean(bce_logits(g_f, q) + q * bce_logits(g_eta, s), w)
+    loss_f = bce_logits(g_f, q)
+    if keep < 1.0:
+        n_keep = jnp.maximum(jnp.floor(keep * jnp.sum(w)), 1.0).astype(jnp.int32)
+        cut = jnp.sort(jnp.where(w > 0, jax.lax.stop_gradient(loss_f), jnp.inf))[n_keep - 1]
+        w_f = w * (loss_f <= cut).astype(loss_f.dtype)
+    else:
+        w_f = w
+    return masked_mean(loss_f, w_f) + masked_mean(q * bce_logits(g_eta, s), w)
 
 
 def cvir_loss(g: jax.Array, s: jax.Array, w: jax.Array, keep: jax.Array) -> jax.Array:

@@ -230,19 +230,30 @@ class LBERule(Rule):
     r"""LBE, instance-dependent PU learning with labeling bias estimation (Gong, Wang, Liu, Han, You, Yang & Tao,
     TPAMI 2021): two networks of the same architecture (:class:`pujax.neural.models.Heads`), the classifier
     :math:`f(x) = P(y = 1 \mid x)` (output 0) and the labeling bias :math:`\eta(x) = P(s = 1 \mid x, y = 1)`
-    (output 1), fitted by EM. Stage 1 (``warmup_epochs``): both networks learn labeled versus unlabeled rows (the
-    initialisation). Stage 2: before every epoch the E-step computes every row's posterior
-    :math:`P(y = 1 \mid x, s)` with the current networks (:func:`pujax.neural.losses.lbe_posterior`); the epoch's
-    steps are the M-step on :func:`pujax.neural.losses.lbe_loss`. Needs no class prior; a row is positive iff
+    (output 1), fitted by EM. Stage 1 (``warmup_epochs``): the classifier learns labeled versus unlabeled rows, the
+    two groups weighted equally (the authors' pre-training, which weights the labeled rows by the unlabeled share and
+    the unlabeled rows by the labeled share). Stage 2 starts the labeling-bias network afresh; before every epoch the
+    E-step computes every row's posterior :math:`P(y = 1 \mid x, s)` with the current networks
+    (:func:`pujax.neural.losses.lbe_posterior`); the epoch's steps are the M-step on
+    :func:`pujax.neural.losses.lbe_loss` with the classifier's term over the ``keep`` share of each minibatch's rows of
+    smallest loss (the authors' small-loss selection, 0.8). Needs no class prior; a row is positive iff
     :math:`f(x) > 1/2`."""
 
     warmup_epochs: int = 10
+    keep: float = 0.8
     aux_width = 1
     heads = 2
     needs_prior = False
 
     def stages(self, n_epochs):
         return split_epochs(self.warmup_epochs, n_epochs)
+
+    def begin_stage(self, stage, state, ctx):
+        if stage == 0:
+            return state
+        fresh = ctx.fresh(jax.random.fold_in(state["key"], 4))
+        variables = {k: {**v, "net_1": fresh["variables"][k]["net_1"]} for k, v in state["variables"].items()}
+        return {**state, "variables": variables, "opt_state": fresh["opt_state"]}
 
     def begin_epoch(self, stage, state, ctx):
         if stage == 0:
@@ -253,9 +264,10 @@ class LBERule(Rule):
     def objective(self, stage, batch):
         g, s, w = batch.g, batch.s, batch.w
         if stage == 0:
-            loss = masked_mean(bce_logits(g[:, 0], s) + bce_logits(g[:, 1], s), w)
+            bce = bce_logits(g[:, 0], s)
+            loss = 0.5 * (masked_mean(bce, s * w) + masked_mean(bce, (1.0 - s) * w))
             return Step(loss, loss)
-        loss = lbe_loss(g[:, 0], g[:, 1], s, w, batch.aux[:, 0])
+        loss = lbe_loss(g[:, 0], g[:, 1], s, w, batch.aux[:, 0], self.keep)
         return Step(loss, loss)
 
     def decision(self, g):
