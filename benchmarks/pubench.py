@@ -1,4 +1,4 @@
-"""The PU-Bench protocol (Chen et al., ICLR 2026) on pujax's deep PU methods and its tree / boosting / SVM / graph
+r"""The PU-Bench protocol (Chen et al., ICLR 2026) on pujax's deep PU methods and its tree / boosting / SVM / graph
 methods: case-control SCAR data with c = 0.1, model selection by proxy accuracy on held-out PU rows, ten seeds.
 
 Run ``python -m benchmarks.pubench`` (writes ``benchmarks/results/pubench.md`` and ``.json``); ``--sets``,
@@ -16,7 +16,7 @@ Protocol (PU-Bench's ``datasets_typical`` configuration, adapted where stated):
   training set (PU-Bench's ``case-control``, c = 0.1); the prior given to the methods that take one is the true
   positive share of the unlabeled rows (as both benchmarks do);
 * model selection: 1 % of the labeled and of the unlabeled rows held out (stratified), proxy accuracy
-  :math:`2\\pi\\,TPR_P + TNR_U` after every epoch, each seed keeps its best epoch (PU-Bench's ``val_proxy_acc``
+  :math:`2\pi\,TPR_P + TNR_U` after every epoch, each seed keeps its best epoch (PU-Bench's ``val_proxy_acc``
   monitor, without its early stopping: every epoch runs);
 * seeds: ten models per (method, set) trained as **one** ``vmap``-ped program (``n_seeds=10``) on one PU draw
   (``random_state=0``): the seeds differ in initialisation, minibatch order and the methods' own draws, not in the
@@ -24,8 +24,11 @@ Protocol (PU-Bench's ``datasets_typical`` configuration, adapted where stated):
   per seed with ``random_state=seed``;
 * networks: PU-Bench's MLP for vector data, d-512-256-128-64-1 with ReLU (here without its dropout), Adam, batch
   size 256, standardised features; each method's own defaults otherwise (``pujax.neural``'s estimators take
-  PU-Bench's or Wang et al.'s configurations as defaults); nnPU and uPU use PU-Bench's nnPU configuration (40
-  epochs, Adam 3e-4, weight decay 1e-4) with the sigmoid loss; VPU its own defaults;
+  PU-Bench's or Wang et al.'s configurations as defaults); nnPU (Kiryo et al.'s rule with gradient ascent,
+  :math:`\beta = 0, \gamma = 1`: nnPU-GA) and uPU use PU-Bench's nnPU configuration (40 epochs, Adam 3e-4, weight
+  decay 1e-4) with the sigmoid loss; VPU its own defaults (50 epochs, batches of 500 P + 500 U rows) with the authors'
+  ``Phi / max Phi > 1/2`` rule and proxy-AUC selection (its proxy accuracy would need its prior estimate from the
+  held-out rows, three labeled rows at 1 %);
 * metrics on the test split: accuracy, F1 and ROC AUC of every seed's decision values, mean and standard deviation
   over seeds; time: the wall time of the fit of all seeds (compilation included) divided by the number of seeds.
 
@@ -87,11 +90,11 @@ def deep_estimator(name: str, prior: float, n_seeds: int, quick: bool, model="ml
     shared = dict(model=model, model_kwargs=MLP if model_kwargs is None else model_kwargs, n_seeds=n_seeds,
                   random_state=0, validation_fraction=0.01)
     sel = dict(shared, selection="proxy_accuracy")
-    nnpu = dict(shared, epochs=40, batch_size=256, learning_rate=3e-4, weight_decay=1e-4, prior=prior)
+    nnpu = dict(sel, epochs=40, batch_size=256, learning_rate=3e-4, weight_decay=1e-4, prior=prior)
     table = {
         "nnPU": lambda: N.NNPUClassifier(**nnpu),
         "uPU": lambda: N.NNPUClassifier(risk="upu", **nnpu),
-        "VPU": lambda: N.VPUClassifier(**shared),
+        "VPU": lambda: N.VPUClassifier(threshold="half", selection="proxy_auc", **shared),
         "PUSB": lambda: N.PUSBClassifier(prior=prior, **sel),
         "PUbN": lambda: N.PUbNClassifier(prior=prior, **sel),
         "Dist-PU": lambda: N.DistPUClassifier(prior=prior, **sel),

@@ -89,6 +89,9 @@ class NNPUClassifier(_NeuralPUBase):
         rows is held out (stratified, seeded by ``random_state``), the models train on the rest, and each seed keeps
         the variables of the epoch whose held-out risk -- the ``risk`` estimator with ``loss`` at ``prior``, model in
         evaluation mode -- is lowest. 0 or None: every row is trained on and the last epoch is kept (Kiryo et al.).
+    selection : {"risk", "proxy_accuracy", "proxy_auc"}, default="risk"
+        The held-out criterion: the held-out risk above, or the proxy accuracy or proxy AUC of the held-out scores
+        (:func:`pujax.neural.selection.selection_loss`; PU-Bench's and Wang et al.'s model selection).
     n_seeds : int, default=1
         Independently initialised models (different init and minibatch order) trained at once in one vmapped
         program; predictions use their mean score, each seed stays available (:meth:`seed_variables`,
@@ -164,7 +167,7 @@ class NNPUClassifier(_NeuralPUBase):
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, batching="epoch", learning_rate=1e-3, weight_decay=5e-3, prior="auto",
                  standardize=True, validation_fraction=0.0, n_seeds=1, model_kwargs=None, callback=None,
-                 random_state=None, verbose=False, devices=None):
+                 random_state=None, verbose=False, devices=None, selection="risk"):
         self.model = model
         self.risk = risk
         self.loss = loss
@@ -184,6 +187,7 @@ class NNPUClassifier(_NeuralPUBase):
         self.random_state = random_state
         self.verbose = verbose
         self.devices = devices
+        self.selection = selection
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -191,7 +195,7 @@ class NNPUClassifier(_NeuralPUBase):
         return make_config(model=self.model, risk=self.risk, loss=self.loss, beta=self.beta, gamma=self.gamma,
                            batch_size=self.batch_size, learning_rate=self.learning_rate,
                            weight_decay=self.weight_decay, model_kwargs=self.model_kwargs, n_features=n_features,
-                           batching=self.batching)
+                           batching=self.batching, selection=self.selection)
 
     def _set_state(self, state, hist_list):
         self.variables_ = _to_numpy_tree(final_variables(state))
@@ -347,6 +351,9 @@ class VPUClassifier(_NeuralPUBase):
         of the held-out rows (evaluation mode, no MixUp) is computed inside the compiled training program, and the
         variables of the epoch where it is lowest are kept. ``0`` or None: train on every row and keep the last
         epoch. The default is close to the authors' hold-out of 1/12 of the FashionMNIST training images.
+    selection : {"loss", "proxy_accuracy", "proxy_auc"}, default="loss"
+        The held-out criterion: the variational loss above, or the proxy accuracy or proxy AUC of the ``"prior"``
+        decision rule on the held-out rows (:func:`pujax.neural.selection.selection_loss`).
     standardize : bool, default=True
         Centre and scale every feature inside ``fit`` (float64 statistics of the training rows) before the float32
         network; ``False`` feeds ``X`` as given.
@@ -422,7 +429,8 @@ class VPUClassifier(_NeuralPUBase):
 
     def __init__(self, model="mlp", *, alpha=0.3, mixup_weight=0.03, epochs=50, batch_size=500, learning_rate=3e-4,
                  steps_per_epoch=None, lr_halving_epochs=None, threshold="prior", validation_fraction=0.1,
-                 standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None):
+                 standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None,
+                 selection="loss"):
         self.model = model
         self.alpha = alpha
         self.mixup_weight = mixup_weight
@@ -439,6 +447,7 @@ class VPUClassifier(_NeuralPUBase):
         self.random_state = random_state
         self.verbose = verbose
         self.devices = devices
+        self.selection = selection
 
     def _config(self, n_features=None):
         model_kwargs = self.model_kwargs
@@ -447,7 +456,8 @@ class VPUClassifier(_NeuralPUBase):
         return make_vpu_config(model=self.model, alpha=self.alpha, mixup_weight=self.mixup_weight,
                                batch_size=self.batch_size, learning_rate=self.learning_rate,
                                model_kwargs=model_kwargs, n_features=n_features,
-                               steps_per_epoch=self.steps_per_epoch, lr_halving_epochs=self.lr_halving_epochs)
+                               steps_per_epoch=self.steps_per_epoch, lr_halving_epochs=self.lr_halving_epochs,
+                               selection=self.selection)
 
     def _check_params(self):
         """Validate the hyper-parameters (no data needed); return ``(epochs, n_seeds)``."""

@@ -62,7 +62,14 @@ from pujax.neural.config import (
 from pujax.neural.models import Heads, accepts_mask, accepts_train, scores_of
 from pujax.neural.programs import cached
 from pujax.neural.rows import SparseRows, as_rows, dense_rows, pad_sparse, take_rows
-from pujax.neural.selection import SELECTION_KEYS, first_key, held_out_rows, init_best, keep_best
+from pujax.neural.selection import (
+    SELECTION_KEYS,
+    first_key,
+    held_out_rows,
+    init_best,
+    keep_best,
+    selection_loss,
+)
 from pujax.risk import nnpu_objective, pn_risk, pu_risk_parts, upu_risk
 from pujax.validation import as_key, check_int, check_prior, check_pu_labels, check_X
 
@@ -226,10 +233,14 @@ def _epoch_batches(key, size: int, n_valid, n_batches: int):
 
 def validation_risk(cfg: TrainConfig, variables: dict, X_val: ArrayLike, s_val: ArrayLike, prior: float,
                     w_val: ArrayLike | None = None) -> jax.Array:
-    """The risk that training minimises (nnPU, uPU or PN value, ``cfg.loss``) of held-out rows ``X_val`` with PU
-    labels ``s_val`` and row weights ``w_val`` (0 for padding), the model in evaluation mode: the model selection's
-    criterion (:mod:`pujax.neural.selection`)."""
-    return _objective(cfg, predict_scores(cfg, variables, X_val), s_val, prior, w_val)[1]
+    """The model selection's criterion (:mod:`pujax.neural.selection`) of held-out rows ``X_val`` with PU labels
+    ``s_val`` and row weights ``w_val`` (0 for padding), the model in evaluation mode: with ``cfg.selection="risk"``
+    the risk that training minimises (nnPU, uPU or PN value, ``cfg.loss``), else minus the proxy accuracy or proxy
+    AUC of the scores (:func:`pujax.neural.selection.selection_loss`)."""
+    g = predict_scores(cfg, variables, X_val)
+    if cfg.selection == "risk":
+        return _objective(cfg, g, s_val, prior, w_val)[1]
+    return selection_loss(cfg.selection, g, s_val, jnp.ones_like(g) if w_val is None else w_val, prior)
 
 
 def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior: float, n_epochs: int,
