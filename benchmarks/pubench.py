@@ -32,8 +32,8 @@ Protocol (PU-Bench's ``datasets_typical`` configuration, adapted where stated):
 * metrics on the test split: accuracy, F1 and ROC AUC of every seed's decision values, mean and standard deviation
   over seeds; time: the wall time of the fit of all seeds (compilation included) divided by the number of seeds.
 
-MNIST and CIFAR-10 rows need a GPU (the CNN backbones); without one ``--sets mnist`` runs a short CPU schedule
-(``--quick``) as evidence only.
+MNIST and CIFAR-10 (``--sets mnist,cifar10``; backbones in ``IMAGE_MODELS``) need a GPU for the protocol's
+schedule; ``--quick --subsample N`` runs a short CPU schedule on a subset as evidence that the programs run.
 """
 from __future__ import annotations
 
@@ -53,6 +53,9 @@ from benchmarks._common import RESULTS, data_dir, header  # noqa: E402
 
 VECTOR_SETS = ("spambase", "mushroom", "news20")
 MLP = {"hidden_sizes": (512, 256, 128, 64), "batch_norm": False}
+# backbones of the image sets: Kiryo et al.'s MLP for MNIST (PU-Bench: a LeNet), the 13-layer all-convolutional net
+# for CIFAR-10 (PU-Bench's CIFAR-10 CNN without its dropout)
+IMAGE_MODELS = {"mnist": ("mlp", {}), "cifar10": ("cnn", {})}
 DEEP = ("nnPU", "uPU", "VPU", "PUSB", "PUbN", "Dist-PU", "PULDA", "Count Loss", "PUe", "CVIR", "P3Mix-C",
         "P3Mix-E", "Robust-PU", "HolisticPU", "LBE")
 OTHER = ("PU ET", "Ada-PU", "RESVM", "2-HNC")
@@ -111,6 +114,8 @@ def deep_estimator(name: str, prior: float, n_seeds: int, quick: bool, model="ml
     est = table[name]()
     if quick:
         est.set_params(epochs=6, **{k: 2 for k in ("warmup_epochs", "pretrain_epochs") if k in est.get_params()})
+        if "top_k" in est.get_params():
+            est.set_params(top_k=16)
     return est
 
 
@@ -133,7 +138,7 @@ def scores(d, y):
             100.0 * roc_auc_score(y, d))
 
 
-def run_method(name, data, n_seeds, quick):
+def run_method(name, data, n_seeds, quick, model=("mlp", None)):
     """Fit one method on one set: per-seed metrics and seconds per seed."""
     Xpu, s, prior, Xte, yte = data
     if name in OTHER:
@@ -142,7 +147,7 @@ def run_method(name, data, n_seeds, quick):
             est = other_estimator(name, prior, seed).fit(Xpu, s)
             rows.append(scores(np.asarray(est.decision_function(Xte), np.float64), yte))
         return np.asarray(rows), (time.perf_counter() - t) / n_seeds
-    est = deep_estimator(name, prior, n_seeds, quick)
+    est = deep_estimator(name, prior, n_seeds, quick, *model)
     t = time.perf_counter()
     est.fit(Xpu, s)
     elapsed = time.perf_counter() - t
@@ -150,12 +155,12 @@ def run_method(name, data, n_seeds, quick):
     return np.asarray(rows), elapsed / n_seeds
 
 
-def time_seeds(name, data, n_seeds, quick):
+def time_seeds(name, data, n_seeds, quick, model=("mlp", None)):
     """Warm wall times of a fit with one seed and with ``n_seeds`` (each program compiled by a first fit)."""
     Xpu, s, prior, _, _ = data
     out = {}
     for k in (1, n_seeds):
-        est = deep_estimator(name, prior, k, quick)
+        est = deep_estimator(name, prior, k, quick, *model)
         est.fit(Xpu, s)
         t = time.perf_counter()
         est.fit(Xpu, s)
@@ -200,23 +205,31 @@ def main(argv=None):
     p.add_argument("--c", default="0.1")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--timing", action="store_true")
+    p.add_argument("--subsample", type=int, default=0,
+                   help="train on this many random training rows and test on a quarter as many (CPU evidence runs)")
     p.add_argument("--out", default=str(RESULTS / "pubench.md"))
     args = p.parse_args(argv)
     results, timings = [], []
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for set_name in args.sets.split(","):
         Xtr, ytr, Xte, yte = load_set(set_name)
+        if args.subsample:
+            rng = np.random.default_rng(0)
+            tr = rng.choice(len(ytr), min(args.subsample, len(ytr)), replace=False)
+            te = rng.choice(len(yte), min(args.subsample // 4, len(yte)), replace=False)
+            Xtr, ytr, Xte, yte = Xtr[tr], ytr[tr], Xte[te], yte[te]
+        model = IMAGE_MODELS.get(set_name, ("mlp", None))
         for c in (float(v) for v in str(args.c).split(",")):
             Xpu, s, prior = pu_data(Xtr, ytr, c)
             data = (Xpu, s, float(prior), Xte, yte)
             for name in methods:
-                per_seed, sec = run_method(name, data, args.seeds, args.quick)
+                per_seed, sec = run_method(name, data, args.seeds, args.quick, model)
                 results.append({"set": set_name, "c": c, "method": name, "per_seed": per_seed.tolist(),
                                 "seconds_per_seed": sec})
                 print(f"{set_name} c={c} {name}: acc {_cell(per_seed[:, 0])} F1 {_cell(per_seed[:, 1])} "
                       f"AUC {_cell(per_seed[:, 2])} {sec:.2f} s/seed", flush=True)
                 if args.timing and name in DEEP:
-                    t = time_seeds(name, data, args.seeds, args.quick)
+                    t = time_seeds(name, data, args.seeds, args.quick, model)
                     timings.append({"set": set_name, "method": name, "one": t[1], "many": t[args.seeds]})
                     print(f"  timing 1 seed {t[1]:.2f} s, {args.seeds} seeds {t[args.seeds]:.2f} s", flush=True)
     text = report(results, args, timings)

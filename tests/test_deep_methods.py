@@ -73,7 +73,7 @@ def test_ten_seeds_in_one_program_equal_ten_single_runs(problem, name):
         assert np.all(np.isnan(many[1]["validation"][:, :stages[0]]))
 
 
-def test_estimator_selection_thresholds_and_history(problem):
+def test_estimator_selection_thresholds_and_history(problem, capsys):
     """PUSB: the fitted threshold calls a share ``prior`` of the unlabeled training rows positive; the kept epoch is
     the first argmin of the held-out criterion; PUbN's selection starts after pre-training."""
     X, s, prior = problem
@@ -83,7 +83,9 @@ def test_estimator_selection_thresholds_and_history(problem):
     assert np.all((d > 0).mean(axis=1) <= prior + 1e-9) and np.all((d >= 0).mean(axis=1) >= prior - 1e-9)
     assert est.validation_loss_ is None and np.all(est.best_epoch_ == 3)
     est = N.PUbNClassifier(model_kwargs=TINY, pretrain_epochs=2, epochs=5, batch_size=32, learning_rate=1e-2,
-                           prior=prior, validation_fraction=0.2, n_seeds=3, random_state=0).fit(X, s)
+                           prior=prior, validation_fraction=0.2, n_seeds=3, random_state=0, verbose=True).fit(X, s)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 5 and "epoch 5/5" in printed[-1] and "held-out proxy_accuracy" in printed[-1]
     assert est.validation_loss_.shape == (3, 5) and np.all(np.isnan(est.validation_loss_[:, :2]))
     np.testing.assert_array_equal(est.best_epoch_, 2 + np.nanargmin(est.validation_loss_[:, 2:], axis=1))
     assert est.history_["loss"].shape == (3, 5)

@@ -23,7 +23,9 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from pujax.neural.batching import epoch_batches
 from pujax.neural.config import make_optimizer
+from pujax.neural.forward import apply_model, predict_scores
 from pujax.neural.rows import take_rows
 from pujax.neural.rules import Batch, Context
 from pujax.neural.selection import keep_best, selection_loss
@@ -51,8 +53,6 @@ def rule_step(cfg: TrainConfig, stage: int, state: dict, X: Any, s: jax.Array, p
               mask: jax.Array, key: jax.Array, predict: Any) -> tuple[dict, jax.Array]:
     """One optimiser step of ``cfg.rule`` in ``stage`` on the rows ``idx`` (``mask``: the slots that hold a row).
     Returns ``(new_state, logged value)``."""
-    from pujax.neural.train import _apply
-
     rule = cfg.rule
     variables = state["variables"]
     others = {k: v for k, v in variables.items() if k != "params"}
@@ -67,7 +67,7 @@ def rule_step(cfg: TrainConfig, stage: int, state: dict, X: Any, s: jax.Array, p
 
         def forward(x, m=None):
             calls[0] += 1
-            g, new = _apply(cfg, {"params": params, **collections}, x, True, jax.random.fold_in(key, calls[0]), m)
+            g, new = apply_model(cfg, {"params": params, **collections}, x, True, jax.random.fold_in(key, calls[0]), m)
             collections.update(new)
             return g
 
@@ -94,15 +94,13 @@ def rule_step(cfg: TrainConfig, stage: int, state: dict, X: Any, s: jax.Array, p
 
 def _epoch(cfg, stage, state, X, s, prior, n_valid, n_batches, predict):
     """One epoch of ``stage``: a shuffle of the ``n_valid`` rows in ``n_batches`` minibatches, a scan of steps."""
-    from pujax.neural.train import _epoch_batches
-
     size = X.shape[0]
     key, k_perm, k_step = jax.random.split(state["key"], 3)
     state = {**state, "key": key}
     if n_batches == 1:
         idx, masks = jnp.arange(size)[None], (jnp.arange(size) < n_valid)[None]
     else:
-        idx, masks = _epoch_batches(k_perm, size, n_valid, n_batches)
+        idx, masks = epoch_batches(k_perm, size, n_valid, n_batches)
 
     def step(carry, inp):
         i, batch_idx, mask = inp
@@ -121,25 +119,28 @@ def _held_out_decision(cfg, variables, val, prior, predict):
     return d - rule.threshold(d, u_weight, prior)
 
 
-def _context(cfg, X, s, prior, n_valid, val, n_epochs, predict):
-    from pujax.neural.train import init_state
-
+def _context(cfg, X, s, prior, n_valid, val, n_epochs, fresh):
     dt = _float(X)
     valid = (jnp.arange(X.shape[0]) < n_valid).astype(dt)
 
-    def fresh(key):
-        st = init_state(key, X, cfg)
+    def predict(v, A):
+        return predict_scores(cfg, v, A)
+
+    def fresh_network(key):
+        st = fresh(key)
         return {"variables": st["variables"], "opt_state": st["opt_state"]}
 
-    return Context(X, s.astype(dt) * valid, valid, prior, lambda v: predict(v, X), predict, fresh, val, n_epochs)
+    return Context(X, s.astype(dt) * valid, valid, prior, lambda v: predict(v, X), predict, fresh_network, val,
+                   n_epochs)
 
 
 def run_rule_epochs(cfg: TrainConfig, state: dict, X: Any, s: jax.Array, prior: Any, n_epochs: int,
                     n_valid: Any = None, n_batches: int | None = None, val: tuple | None = None,
-                    predict: Any = None) -> tuple[dict, dict]:
+                    fresh: Any = None) -> tuple[dict, dict]:
     """Train ``cfg.rule`` for ``n_epochs`` epochs from ``state`` (pure; jit / vmap-able): every stage in turn.
 
-    ``predict(variables, X)`` gives evaluation-mode outputs (:func:`pujax.neural.train.predict_scores`). Returns the
+    ``fresh(key)`` gives a newly initialised training state (:func:`pujax.neural.train.init_state`; for the rules
+    that restart the network at a stage). Returns the
     final state (with ``"aux"``, ``"extra"``, ``"threshold"`` and, with held-out rows ``val``, the selection's
     ``"best_*"`` entries) and the history: per-epoch ``"loss"`` and, with ``val``, ``"validation"`` (the selection
     criterion to minimise; NaN in epochs outside the selected stages).
@@ -147,7 +148,7 @@ def run_rule_epochs(cfg: TrainConfig, state: dict, X: Any, s: jax.Array, prior: 
     rule = cfg.rule
     n_valid = X.shape[0] if n_valid is None else n_valid
     prior = jnp.asarray(prior, _float(X))
-    ctx = _context(cfg, X, s, prior, n_valid, val, n_epochs, predict)
+    ctx = _context(cfg, X, s, prior, n_valid, val, n_epochs, fresh)
     state = {**state, "aux": rule.init_aux(ctx), "extra": rule.init_extra(state["variables"], _float(X))}
     lengths = rule.stages(n_epochs)
     starts = epoch_offsets(lengths)
@@ -165,13 +166,13 @@ def run_rule_epochs(cfg: TrainConfig, state: dict, X: Any, s: jax.Array, prior: 
             st = rule.begin_epoch(k, st, ctx)
             selection = {name: st[name] for name in ("best_variables", "best_loss", "best_epoch") if name in st}
             train = {name: v for name, v in st.items() if name not in selection}
-            train, value = _epoch(cfg, k, train, X, s, prior, n_valid, n_batches, predict)
+            train, value = _epoch(cfg, k, train, X, s, prior, n_valid, n_batches, ctx.predict)
             st = {**train, **selection, "epoch": e + 1}
             hist = {"loss": value}
             if val is not None:
                 hist["validation"] = jnp.full((), jnp.nan, value.dtype)
             if use_val:
-                d = _held_out_decision(cfg, st["variables"], val, prior, predict)
+                d = _held_out_decision(cfg, st["variables"], val, prior, ctx.predict)
                 hist["validation"] = selection_loss(cfg.selection, d, val[1], val[2], prior)
                 st = keep_best(st, hist["validation"], e, first=first)
             return st, hist

@@ -49,6 +49,8 @@ import optax
 
 from pujax.compilation import RUN_ONCE_OPTIONS, bucket_size, jit, pad_rows, quick_jit
 from pujax.devices import shard_seeds
+from pujax.neural.batching import epoch_batches as _epoch_batches
+from pujax.neural.batching import row_order as _row_order
 from pujax.neural.config import (
     BATCHINGS,
     RISKS,
@@ -59,7 +61,9 @@ from pujax.neural.config import (
     make_optimizer,
     static_batches,
 )
-from pujax.neural.models import Heads, accepts_mask, accepts_train, scores_of
+from pujax.neural.forward import apply_model as _apply
+from pujax.neural.forward import predict_scores
+from pujax.neural.models import accepts_mask, accepts_train
 from pujax.neural.programs import cached
 from pujax.neural.rows import SparseRows, as_rows, dense_rows, pad_sparse, take_rows
 from pujax.neural.selection import (
@@ -111,21 +115,6 @@ def pad_for_training(cfg: TrainConfig, X: ArrayLike, s: ArrayLike) -> tuple[Arra
     size = bucket_size(n)
     X = pad_sparse(X, size) if isinstance(X, SparseRows) else pad_rows(size, np.asarray(X))
     return X, pad_rows(size, np.asarray(s)), n
-
-
-def _apply(cfg: TrainConfig, variables, x, train: bool, rng=None, mask=None):
-    """Scores ``(n,)`` and the updated non-parameter collections (empty when not training)."""
-    module = cfg.module
-    kwargs = {"train": train} if accepts_train(module) else {}
-    if mask is not None and accepts_mask(module):
-        kwargs["mask"] = mask
-    rngs = {"dropout": rng} if (train and rng is not None) else None
-    mutable = [k for k in variables if k != "params"] if train else []
-    if mutable:
-        out, new = module.apply(variables, x, rngs=rngs, mutable=mutable, **kwargs)
-    else:
-        out, new = module.apply(variables, x, rngs=rngs, **kwargs), {}
-    return scores_of(out, multi=isinstance(module, Heads)), dict(new)
 
 
 def init_state(key: jax.Array, X: ArrayLike, cfg: TrainConfig, validate: bool = False) -> dict:
@@ -194,43 +183,6 @@ def train_step(cfg: TrainConfig, state: dict, xb: ArrayLike, sb: ArrayLike, prio
     return {**state, "variables": new_vars, "opt_state": opt_state}, aux
 
 
-def predict_scores(cfg: TrainConfig, variables: dict, X: ArrayLike, chunk: int | None = None) -> jax.Array:
-    """Scores of the model in evaluation mode (BatchNorm running averages), in chunks of ``chunk`` rows (jit-able);
-    ``X`` dense or :class:`~pujax.neural.rows.SparseRows` (each chunk made dense in turn)."""
-    n = X.shape[0]
-    chunk = min(int(chunk or cfg.eval_chunk), n)
-    k = -(-n // chunk)
-    pad = k * chunk - n
-    if isinstance(X, SparseRows):
-        out = jax.lax.map(lambda a: _apply(cfg, variables, take_rows(X, jnp.minimum(a + jnp.arange(chunk), n - 1)),
-                                           False)[0], jnp.arange(k) * chunk)
-        return out.reshape((-1,) + out.shape[2:])[:n]
-    if k == 1:
-        return _apply(cfg, variables, X, False)[0]
-    Xp = jnp.concatenate([X, jnp.zeros((pad,) + X.shape[1:], X.dtype)]) if pad else X
-    out = jax.lax.map(lambda xb: _apply(cfg, variables, xb, False)[0], Xp.reshape((k, chunk) + X.shape[1:]))
-    return out.reshape((-1,) + out.shape[2:])[:n]
-
-
-def _row_order(key, size: int, n_valid):
-    """The indices of ``size`` rows with the first ``n_valid`` first, in random order."""
-    u = jnp.where(jnp.arange(size) < n_valid, jax.random.uniform(key, (size,)), 2.0)
-    return jnp.argsort(u)
-
-
-def _epoch_batches(key, size: int, n_valid, n_batches: int):
-    """Row indices ``(k, b)`` and masks of one epoch: the first ``n_valid`` of ``size`` rows in random order, dealt
-    round-robin into ``n_batches`` minibatches of ``b = ceil(size / k)`` slots (the other slots masked out)."""
-    b = -(-size // n_batches)
-    order = _row_order(key, size, n_valid)
-    slots = n_batches * b
-    if slots > size:
-        order = jnp.concatenate([order, jnp.zeros(slots - size, order.dtype)])
-    idx = order.reshape(b, n_batches).T
-    mask = (jnp.arange(slots) < n_valid).reshape(b, n_batches).T
-    return idx, mask
-
-
 def validation_risk(cfg: TrainConfig, variables: dict, X_val: ArrayLike, s_val: ArrayLike, prior: float,
                     w_val: ArrayLike | None = None) -> jax.Array:
     """The model selection's criterion (:mod:`pujax.neural.selection`) of held-out rows ``X_val`` with PU labels
@@ -268,7 +220,7 @@ def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior:
         from pujax.neural.engine import run_rule_epochs
 
         return run_rule_epochs(cfg, state, X, s, prior, n_epochs, n_valid, n_batches, val,
-                               lambda v, A: predict_scores(cfg, v, A))
+                               lambda key: init_state(key, X, cfg))
     n_valid = size if n_valid is None else n_valid
     prior = jnp.asarray(prior, dtype=X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32)
 

@@ -66,10 +66,11 @@ import optax
 from pujax.compilation import RUN_ONCE_OPTIONS, jit, quick_jit
 from pujax.devices import shard_seeds
 from pujax.neural.config import _check_float, batch_layout
+from pujax.neural.forward import apply_model as _apply
+from pujax.neural.forward import predict_scores
 from pujax.neural.models import accepts_train, make_model
 from pujax.neural.programs import cached
 from pujax.neural.selection import first_key, init_best, keep_best, selection_loss, validation_split
-from pujax.neural.train import _apply, predict_scores
 from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
