@@ -38,35 +38,37 @@ class DeepPUBase(_NeuralPUBase):
     Predictions average the seeds' decision values. A scipy sparse ``X`` stays sparse on the device; minibatches
     are made dense there (:mod:`pujax.neural.rows`).
 
-    Parameters
-    ----------
-    model : "mlp", "linear", "cnn" or flax.linen.Module
+    Notes
+    -----
+    The parameters every subclass takes (with its own defaults):
+
+    ``model`` ("mlp", "linear", "cnn" or flax.linen.Module)
         The network (as :class:`~pujax.neural.NNPUClassifier`).
-    epochs : int
+    ``epochs`` (int)
         Epochs of the whole run (all stages).
-    batch_size : int
+    ``batch_size`` (int)
         Minibatch size (each shuffled epoch is dealt into ``ceil(n / batch_size)`` equal minibatches).
-    learning_rate, weight_decay : float
+    ``learning_rate``, ``weight_decay`` (float)
         Adam step size and coupled L2 weight decay.
-    prior : float in (0, 1) or "auto"
+    ``prior`` (float in (0, 1) or "auto")
         Class prior of the unlabeled rows (``"auto"``: :func:`pujax.prior.estimate_prior`); methods that need none
         ignore it. A sparse ``X`` needs a float.
-    standardize : bool
+    ``standardize`` (bool)
         Centre and scale every feature (float64 statistics of the training rows).
-    validation_fraction : float in [0, 1) or None
+    ``validation_fraction`` (float in [0, 1) or None)
         Share of labeled and of unlabeled rows held out for model selection; 0 or None: train on every row and keep
         the last epoch.
-    selection : {"proxy_accuracy", "proxy_auc"}
+    ``selection`` ({"proxy_accuracy", "proxy_auc"})
         The held-out criterion.
-    n_seeds : int
+    ``n_seeds`` (int)
         Models trained at once; predictions average them.
-    model_kwargs : dict or None
+    ``model_kwargs`` (dict or None)
         Architecture options.
-    random_state : None, int, numpy generator or JAX key
+    ``random_state`` (None, int, numpy generator or JAX key)
         Seeds initialisation, minibatch order, held-out rows and the methods' own draws.
-    verbose : bool
+    ``verbose`` (bool)
         Print the per-epoch history after the run (the run itself is one compiled program).
-    devices : None, int, sequence of jax.Device or jax.sharding.Mesh
+    ``devices`` (None, int, sequence of jax.Device or jax.sharding.Mesh)
         Where the seeds train (:mod:`pujax.devices`).
 
     Attributes

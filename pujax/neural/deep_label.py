@@ -54,7 +54,8 @@ class CVIRClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import CVIRClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = CVIRClassifier("linear", warmup_epochs=5, epochs=30, batch_size=64, learning_rate=0.01,
     ...                      random_state=0).fit(X_pu, s)
@@ -127,7 +128,8 @@ class P3MixClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import P3MixClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = P3MixClassifier("linear", top_k=16, epochs=30, batch_size=64, learning_rate=0.01, random_state=0)
     >>> bool(clf.fit(X_pu, s).score(X, y) > 0.7)
@@ -204,7 +206,8 @@ class RobustPUClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import RobustPUClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = RobustPUClassifier("linear", prior=prior, pretrain_epochs=10, pretrain_learning_rate=0.01, epochs=30,
     ...                          batch_size=64, learning_rate=0.01, random_state=0)
@@ -280,7 +283,8 @@ class HolisticPUClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import HolisticPUClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = HolisticPUClassifier("linear", warmup_epochs=10, epochs=30, batch_size=64, learning_rate=0.01,
     ...                            random_state=0)
@@ -347,7 +351,8 @@ class LBEClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import LBEClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = LBEClassifier("linear", warmup_epochs=10, epochs=30, batch_size=64, learning_rate=0.01,
     ...                     random_state=0)

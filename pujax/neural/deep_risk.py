@@ -62,7 +62,8 @@ class PUSBClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import PUSBClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = PUSBClassifier("linear", prior=prior, epochs=30, batch_size=64, learning_rate=0.01, random_state=0)
     >>> bool(clf.fit(X_pu, s).score(X, y) > 0.7)
@@ -126,7 +127,8 @@ class PUbNClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import PUbNClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = PUbNClassifier("linear", prior=prior, pretrain_epochs=15, epochs=30, batch_size=64,
     ...                      learning_rate=0.01, random_state=0)
@@ -190,7 +192,8 @@ class DistPUClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import DistPUClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = DistPUClassifier("linear", prior=prior, warmup_epochs=20, epochs=30, batch_size=64,
     ...                        learning_rate=0.01, mixup_learning_rate=0.002, random_state=0)
@@ -268,7 +271,8 @@ class PULDAClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import PULDAClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = PULDAClassifier("linear", prior=prior, warmup_epochs=20, epochs=30, batch_size=64,
     ...                       learning_rate=0.01, warmup_learning_rate=0.01, random_state=0)
@@ -331,7 +335,8 @@ class CountLossClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import CountLossClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = CountLossClassifier("linear", prior=prior, epochs=30, batch_size=64, learning_rate=0.01,
     ...                           random_state=0)
@@ -390,7 +395,8 @@ class PUeClassifier(DeepPUBase):
     >>> from sklearn.datasets import make_classification
     >>> from pujax.data import make_case_control
     >>> from pujax.neural import PUeClassifier
-    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, class_sep=2.0, random_state=0)
+    >>> X, y = make_classification(n_samples=300, n_features=6, n_informative=4, n_clusters_per_class=1,
+    ...                            class_sep=2.0, random_state=0)
     >>> X_pu, s, prior = make_case_control(0, X, y, n_labeled=60)
     >>> clf = PUeClassifier("linear", prior=prior, warmup_epochs=10, epochs=40, batch_size=64, learning_rate=0.01,
     ...                     random_state=0)
