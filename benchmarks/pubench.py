@@ -187,6 +187,12 @@ def report(results, args, timings):
                 lines.append(f"| {r['method']} | {_cell(m[:, 0])} | {_cell(m[:, 1])} | {_cell(m[:, 2])} | "
                              f"{r['seconds_per_seed']:.2f} |")
         lines.append("")
+    if not {"mnist", "cifar10"} & {r["set"] for r in results}:
+        lines += ["## MNIST and CIFAR-10", "",
+                  "Not in this run: the protocol's schedule on the image sets (MNIST even/odd with Kiryo et al.'s MLP, "
+                  "CIFAR-10 vehicles/animals with the 13-layer all-convolutional net) needs a GPU; run "
+                  "`python -m benchmarks.pubench --sets mnist,cifar10` on one. `--quick --subsample N` runs a short "
+                  "CPU schedule on a subset, evidence that the programs compile and train, not a result.", ""]
     if timings:
         lines += ["## One seed against ten (warm programs, same machine, same run)", "",
                   "| set | method | 1 seed (s) | 10 seeds (s) | ratio |", "| --- | --- | --- | --- | --- |"]
