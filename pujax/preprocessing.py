@@ -27,10 +27,12 @@ def _block_rows(X) -> int:
 
 
 def _blocks(X):
-    """``X`` in float64 blocks of about :data:`_BLOCK_VALUES` values (whole rows), with the start of each block."""
+    """``X`` in float64 blocks of about :data:`_BLOCK_VALUES` values (whole rows), with the start of each block; a
+    scipy sparse ``X`` is made dense one block at a time."""
     rows = _block_rows(X)
     for a in range(0, X.shape[0], rows):
-        yield a, np.asarray(X[a:a + rows], dtype=np.float64)
+        xb = X[a:a + rows]
+        yield a, np.asarray(xb.toarray() if hasattr(xb, "toarray") else xb, dtype=np.float64)
 
 
 def _small_integers(X: np.ndarray) -> np.ndarray:
@@ -51,8 +53,8 @@ def standardization(X: ArrayLike, *, sample_weight: ArrayLike | None = None,
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Finite values.
+    X : array-like or scipy sparse matrix of shape (n_samples, n_features)
+        Finite values (a sparse matrix is read in dense blocks of rows, never whole).
     sample_weight : array-like of shape (n_samples,), default=None
         Row weights: weighted mean and weighted standard deviation (integer weights equal duplicated rows).
     keep_small_integers : bool, default=False
@@ -74,13 +76,14 @@ def standardization(X: ArrayLike, *, sample_weight: ArrayLike | None = None,
     >>> standardize(X, center, scale).tolist()
     [[1.0, 0.0], [-1.0, 0.0]]
     """
-    X = np.asarray(X)
+    X = X if hasattr(X, "toarray") else np.asarray(X)
     n, d = X.shape
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if n == 0 or (w is not None and not np.any(w > 0)):
         return np.zeros(d), np.ones(d)
     total = float(n) if w is None else w.sum()
-    first = np.asarray(X[0 if w is None else int(np.argmax(w > 0))], dtype=np.float64)
+    i = 0 if w is None else int(np.argmax(w > 0))
+    first = np.asarray(X[i:i + 1].toarray()[0] if hasattr(X, "toarray") else X[i], dtype=np.float64)
     s1, constant = np.zeros(d), np.ones(d, bool)
     for a, xb in _blocks(X):  # two passes in float64 blocks: the mean, then the mean squared deviation
         wb = None if w is None else w[a:a + len(xb), None]

@@ -41,11 +41,12 @@ LONG_FIRST = (
 def _conformance_beyond_core(item):
     if "test_scikit_learn_estimator_checks[" not in item.nodeid:
         return False
-    from test_sklearn_conformance import CORE_CHECKS, CORE_ONLY
+    from test_sklearn_conformance import CORE_ONLY, core_checks
 
-    if not any(f"[{name}(" in item.nodeid for name in CORE_ONLY):
+    owner = next((name for name in CORE_ONLY if f"[{name}(" in item.nodeid), None)
+    if owner is None:
         return False
-    return not any(f"-{name}" in item.nodeid or f"{name}(" in item.nodeid for name in CORE_CHECKS)
+    return not any(f"-{name}" in item.nodeid or f"{name}(" in item.nodeid for name in core_checks(owner))
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection

@@ -99,6 +99,8 @@ def test_scorers_equal_the_metrics_they_wrap(pu_data):
         "pu_precision": float(metrics.pu_precision(s, pred, PRIOR)),
         "pu_f1": float(metrics.pu_f1_score(s, pred, PRIOR)),
         "pu_roc_auc": float(metrics.pu_roc_auc(s, g, PRIOR)),
+        "proxy_accuracy": float(metrics.pu_proxy_accuracy(s, pred, PRIOR)),
+        "proxy_auc": float(metrics.pu_lift_auc(s, g)),
     }
     assert set(expected) == set(pujax.model_selection.PU_SCORERS)
     for name, want in expected.items():

@@ -29,7 +29,13 @@ def test_expected_failures_are_few_and_explained():
 
 # The neural estimators compile a training program per row count or size bucket (several seconds each on 2 cores):
 # the default suite runs these core checks of them, `pytest -m slow` all of them (conftest.py marks the others slow).
-CORE_ONLY = ("VPUClassifier", "NNPUClassifier")
+# The rule-based deep methods share every line of their estimator (pujax.neural.DeepPUBase) but the training rule:
+# PUbNClassifier runs the core checks, the others DEEP_CORE_CHECKS.
+DEEP = ("PUSBClassifier", "PUbNClassifier", "DistPUClassifier", "PULDAClassifier", "CountLossClassifier",
+        "PUeClassifier", "CVIRClassifier", "P3MixClassifier", "RobustPUClassifier", "HolisticPUClassifier",
+        "LBEClassifier")
+CORE_ONLY = ("VPUClassifier", "NNPUClassifier") + DEEP
+DEEP_CORE_CHECKS = ("check_fit_score_takes_y", "check_classifiers_train", "check_estimators_pickle")
 CORE_CHECKS = (
     "check_estimators_dtypes", "check_fit_score_takes_y", "check_estimators_fit_returns_self", "check_fit2d_1sample",
     "check_estimators_nan_inf", "check_estimators_pickle", "check_classifiers_train", "check_classifiers_classes",
@@ -37,6 +43,11 @@ CORE_CHECKS = (
     "check_set_params", "check_dont_overwrite_parameters", "check_fit_idempotent",
     "check_parameters_default_constructible",
 )
+
+
+def core_checks(name: str) -> tuple:
+    """The checks of estimator ``name`` that the default suite runs (CORE_ONLY estimators; the rest are slow)."""
+    return DEEP_CORE_CHECKS if name in DEEP and name != "PUbNClassifier" else CORE_CHECKS
 
 
 @parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed_checks)

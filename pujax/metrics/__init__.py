@@ -6,7 +6,9 @@ r"""Classification metrics as jit-able JAX functions, and metrics computed from 
 * :mod:`pujax.metrics.pu` -- from PU labels ``s`` (1 = labeled positive, 0 = unlabeled) only:
   :func:`lee_liu_score` (alias :func:`pu_score`), :func:`pu_zero_one_risk`, :func:`pu_recall`, and the
   prior-corrected :func:`pu_precision`, :func:`pu_f1_score`, :func:`pu_accuracy`, :func:`pu_balanced_accuracy`,
-  :func:`pu_roc_auc`, plus the area under the lift curve :func:`pu_lift_auc` (derivations and references in that
+  :func:`pu_roc_auc`, plus the area under the lift curve :func:`pu_lift_auc` (in the case-control scenario the AUC
+  of labeled versus unlabeled rows, the "proxy AUC" of the PU benchmarks) and the benchmarks' proxy accuracy
+  :func:`pu_proxy_accuracy` (derivations and references in that
   module); :func:`pu_classification_report` summarises them.
 * :mod:`pujax.metrics.scorer` -- :func:`make_pu_scorer`: scikit-learn scorers of those metrics (also in
   :mod:`pujax.model_selection`); :data:`pu_scorer` is ``make_pu_scorer("lee_liu")``.
@@ -40,6 +42,7 @@ from pujax.metrics.pu import (
     pu_f1_score,
     pu_lift_auc,
     pu_precision,
+    pu_proxy_accuracy,
     pu_recall,
     pu_roc_auc,
     pu_score,
@@ -52,7 +55,8 @@ __all__ = [
     "accuracy", "balanced_accuracy", "precision", "recall", "f1_score", "roc_auc", "average_precision",
     "confusion_counts",
     "lee_liu_score", "pu_score", "pu_zero_one_risk", "pu_recall", "pu_precision", "pu_f1_score", "pu_accuracy",
-    "pu_balanced_accuracy", "pu_roc_auc", "pu_lift_auc", "pu_classification_report",
+    "pu_balanced_accuracy", "pu_roc_auc", "pu_lift_auc", "pu_proxy_accuracy",
+    "pu_classification_report",
     "DegeneratePredictorWarning", "UndefinedMetricWarning",
     "PUScorer", "make_pu_scorer", "pu_scorer", "make_pu_risk_scorer",
 ]

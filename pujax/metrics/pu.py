@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["lee_liu_score", "pu_score", "pu_zero_one_risk", "pu_recall", "pu_precision", "pu_f1_score",
-           "pu_accuracy", "pu_balanced_accuracy", "pu_roc_auc", "pu_lift_auc"]
+           "pu_accuracy", "pu_balanced_accuracy", "pu_roc_auc", "pu_lift_auc", "pu_proxy_accuracy"]
 
 
 def _pu_checked(s, second, scores=False, sample_weight=None):
@@ -344,6 +344,51 @@ def pu_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str 
     0.8667
     """
     return _metric("accuracy", s, y_pred, prior, scenario, sample_weight)
+
+
+def pu_proxy_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *,
+                      sample_weight: ArrayLike | None = None) -> jax.Array:
+    r"""Proxy accuracy (PA) of case-control PU data: ``2 pi R + (1 - q)``, ``R`` the recall on the labeled rows
+    (P1) and ``1 - q`` the share of unlabeled rows predicted negative.
+
+    It equals :func:`pu_accuracy` ``+ pi`` before clipping (P4: ``1 - pi - q + 2 pi R``), so it ranks classifiers as
+    the prior-corrected accuracy does; its value is the criterion the PU-Bench and Wang et al. benchmarks call proxy
+    accuracy (``2 pi TPR_P + TNR_U``) and use for model selection on held-out PU rows. Not clipped: in [0, 1 + 2 pi].
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels (1 = labeled positive, 0 = unlabeled); both must occur.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+    prior : float in (0, 1)
+        Positive fraction of the unlabeled rows.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative row weights (weighted means in (P1)); labeled and unlabeled rows must keep weight.
+
+    Returns
+    -------
+    scalar array
+
+    References
+    ----------
+    Wang et al., "Accessible, Realistic, and Fair Evaluation of Positive-Unlabeled Learning Algorithms", ICLR 2026
+    (proxy accuracy, two-sample setting); Chen et al., "PU-Bench", ICLR 2026 (``proxy_acc``).
+
+    Examples
+    --------
+    >>> s = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    >>> round(float(pu_proxy_accuracy(s, [1, 1, 1, 0, 1, 1, 0, 0, 0, 0], prior=0.4)), 4)  # 0.8 * 0.75 + 4 / 6
+    1.2667
+    """
+    s, y_pred, w = _pu_checked(s, y_pred, sample_weight=sample_weight)
+    return _proxy_accuracy(s, y_pred, w, check_metric_prior(prior))
+
+
+@_run_once
+def _proxy_accuracy(s, y_pred, w, prior):
+    rec, q_u, _, _, _ = _rates(s, y_pred, w)
+    return 2.0 * jnp.asarray(prior, jnp.float32) * rec + 1.0 - q_u
 
 
 def pu_balanced_accuracy(s: ArrayLike, y_pred: ArrayLike, prior: float, *, scenario: str = "case-control",

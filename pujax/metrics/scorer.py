@@ -18,6 +18,7 @@ from pujax.metrics.pu import (
     pu_f1_score,
     pu_lift_auc,
     pu_precision,
+    pu_proxy_accuracy,
     pu_recall,
     pu_roc_auc,
     pu_zero_one_risk,
@@ -44,11 +45,15 @@ PU_SCORERS = {
     "pu_precision": ("predict", True, True),
     "pu_f1": ("predict", True, True),
     "pu_roc_auc": ("score", True, False),
+    "proxy_accuracy": ("predict", True, False),
+    "proxy_auc": ("score", False, False),
 }
 
 _FUNCS = {"lee_liu": lee_liu_score, "pu_recall": pu_recall, "pu_lift_auc": pu_lift_auc,
           "pu_accuracy": pu_accuracy, "pu_balanced_accuracy": pu_balanced_accuracy, "pu_precision": pu_precision,
-          "pu_f1": pu_f1_score, "pu_roc_auc": pu_roc_auc}
+          "pu_f1": pu_f1_score, "pu_roc_auc": pu_roc_auc, "proxy_accuracy": pu_proxy_accuracy,
+          "proxy_auc": lambda s, y_score, sample_weight=None: pu_lift_auc(s, y_score, scenario="case-control",
+                                                                          sample_weight=sample_weight)}
 
 
 def _final_step(estimator):
@@ -152,6 +157,8 @@ def make_pu_scorer(metric: str, prior: float | None = None, *, scenario: str = "
     ``"pu_precision"``         ``predict``, prior    :func:`~pujax.metrics.pu_precision`
     ``"pu_f1"``                ``predict``, prior    :func:`~pujax.metrics.pu_f1_score`
     ``"pu_roc_auc"``           scores, prior         :func:`~pujax.metrics.pu_roc_auc`
+    ``"proxy_accuracy"``       ``predict``, prior    :func:`~pujax.metrics.pu_proxy_accuracy`
+    ``"proxy_auc"``            scores                :func:`~pujax.metrics.pu_lift_auc` (case-control)
     ========================== ===================== ===============================================
 
     Scores are ``decision_function(X)``, else the log-odds of ``predict_proba(X)[:, 1]``. Predictions and ``s``

@@ -6,11 +6,9 @@ from typing import TYPE_CHECKING
 
 import jax
 import numpy as np
-from sklearn.base import BaseEstimator
 
-from pujax._compile import rows_in_bucket
-from pujax.base import PUClassifierMixin
 from pujax.devices import shard_seeds
+from pujax.neural.base import _NeuralPUBase, _to_numpy_tree
 from pujax.neural.selection import held_out_rows
 from pujax.neural.train import (
     RISKS,
@@ -25,7 +23,6 @@ from pujax.neural.vpu import _compiled as _vpu_compiled
 from pujax.neural.vpu import _prepare as _vpu_prepare
 from pujax.neural.vpu import make_vpu_config, mixup_gammas, n_steps_per_epoch
 from pujax.persistence import register_estimator
-from pujax.preprocessing import standardization, standardize
 from pujax.progress import progress
 from pujax.validation import (
     as_key,
@@ -42,61 +39,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["NNPUClassifier", "VPUClassifier"]
-
-
-def _to_numpy_tree(tree):
-    return jax.tree.map(lambda a: np.asarray(a), tree)
-
-
-class _NeuralPUBase(PUClassifierMixin, BaseEstimator):
-    """What the neural PU estimators share: input standardisation, seeds, per-seed scores and the flax module.
-
-    A subclass defines ``_config(n_features)`` (an object with the flax ``module`` and ``eval_chunk``), ``fit``
-    (storing ``variables_`` with a leading seed axis, ``n_seeds_``, ``mean_`` and ``scale_``) and its decision rule.
-    """
-
-    _input_dtype = None  # float32 or float64 as given; standardised in float64 blocks, then cast to float32
-
-    def _fit_standardization(self, X):
-        """Set ``mean_`` / ``scale_`` from the training rows (None without ``standardize``); return ``X`` scaled."""
-        self.mean_ = self.scale_ = None
-        if self.standardize:
-            self.mean_, self.scale_ = standardization(X)
-        return self._transform(X)
-
-    def _transform(self, X):
-        """``(X - mean_) / scale_`` in float64, then float32 (``X`` as float32 without standardisation)."""
-        if self.mean_ is None:
-            return np.ascontiguousarray(X, dtype=np.float32)
-        return standardize(X, self.mean_, self.scale_)
-
-    def _seed_scores(self, X):
-        """Network outputs ``g(x)`` of every seed's model on validated rows, shape ``(n_seeds, n)``."""
-        X = self._transform(self._validate_predict(X))
-        cfg = self._config(self.n_features_in_)
-        variables = jax.tree.map(jax.device_put, self.variables_)
-        Xb, n = rows_in_bucket(X)
-        return np.asarray(_get_compiled("scores_many", cfg, 0)(variables, jax.device_put(Xb)))[:, :n]
-
-    def seed_variables(self, i):
-        """The flax variables ``{"params": ..., "batch_stats": ...}`` of seed ``i`` (apply with the model)."""
-        if not hasattr(self, "variables_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
-        n = self.n_seeds_
-        if not isinstance(i, (int, np.integer)) or not -n <= int(i) < n:
-            raise IndexError(f"seed index {i!r} out of range for n_seeds_={n}.")
-        return jax.tree.map(lambda a: np.asarray(a)[int(i)], self.variables_)
-
-    @property
-    def module_(self):
-        """The flax module (rebuilt from ``model`` and ``model_kwargs``)."""
-        if not hasattr(self, "n_features_in_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first.")
-        return self._config(self.n_features_in_).module
 
 
 @register_estimator
@@ -147,6 +89,9 @@ class NNPUClassifier(_NeuralPUBase):
         rows is held out (stratified, seeded by ``random_state``), the models train on the rest, and each seed keeps
         the variables of the epoch whose held-out risk -- the ``risk`` estimator with ``loss`` at ``prior``, model in
         evaluation mode -- is lowest. 0 or None: every row is trained on and the last epoch is kept (Kiryo et al.).
+    selection : {"risk", "proxy_accuracy", "proxy_auc"}, default="risk"
+        The held-out criterion: the held-out risk above, or the proxy accuracy or proxy AUC of the held-out scores
+        (:func:`pujax.neural.selection.selection_loss`; PU-Bench's and Wang et al.'s model selection).
     n_seeds : int, default=1
         Independently initialised models (different init and minibatch order) trained at once in one vmapped
         program; predictions use their mean score, each seed stays available (:meth:`seed_variables`,
@@ -210,6 +155,7 @@ class NNPUClassifier(_NeuralPUBase):
     True
     """
 
+    _accept_sparse = "csr"  # scipy sparse X stays sparse: minibatches are made dense on the device (pujax.neural.rows)
     _fitted_schema = {"n_seeds_": "int", "variables_": "tree", "history_": "tree", "n_iter_": "int",
                       "mean_": "f[n_features_in_]|none", "scale_": "f[n_features_in_]|none",
                       "validation_loss_": "f[n_seeds_,n_iter_]|none", "best_epoch_": "i[n_seeds_]"}
@@ -221,7 +167,7 @@ class NNPUClassifier(_NeuralPUBase):
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, batching="epoch", learning_rate=1e-3, weight_decay=5e-3, prior="auto",
                  standardize=True, validation_fraction=0.0, n_seeds=1, model_kwargs=None, callback=None,
-                 random_state=None, verbose=False, devices=None):
+                 random_state=None, verbose=False, devices=None, selection="risk"):
         self.model = model
         self.risk = risk
         self.loss = loss
@@ -241,6 +187,7 @@ class NNPUClassifier(_NeuralPUBase):
         self.random_state = random_state
         self.verbose = verbose
         self.devices = devices
+        self.selection = selection
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -248,7 +195,7 @@ class NNPUClassifier(_NeuralPUBase):
         return make_config(model=self.model, risk=self.risk, loss=self.loss, beta=self.beta, gamma=self.gamma,
                            batch_size=self.batch_size, learning_rate=self.learning_rate,
                            weight_decay=self.weight_decay, model_kwargs=self.model_kwargs, n_features=n_features,
-                           batching=self.batching)
+                           batching=self.batching, selection=self.selection)
 
     def _set_state(self, state, hist_list):
         self.variables_ = _to_numpy_tree(final_variables(state))
@@ -269,7 +216,8 @@ class NNPUClassifier(_NeuralPUBase):
     def fit(self, X: ArrayLike, y: ArrayLike, eval_set: tuple[ArrayLike, ArrayLike] | None = None) -> NNPUClassifier:
         """Fit on features ``X`` and PU labels ``y`` (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} too).
 
-        ``eval_set=(X_test, y_test)`` (true labels) records the per-epoch test error in ``history_``.
+        ``X`` may be a scipy sparse matrix (kept sparse; needs a float ``prior``). ``eval_set=(X_test, y_test)``
+        (true labels) records the per-epoch test error in ``history_``.
         """
         check_in(self.risk, "risk", RISKS)
         epochs = check_int(self.epochs, "epochs")
@@ -298,6 +246,7 @@ class NNPUClassifier(_NeuralPUBase):
         prior_arr = np.asarray(prior, X.dtype)
         self.n_seeds_ = n_seeds
         X, s, val = held_out_rows(X, s, self.validation_fraction, key)
+        X, val = self._device_rows(X), None if val is None else (self._device_rows(val[0]), *val[1:])
 
         if self.callback is None and not self.verbose:
             state, hist = run_seeds("fit_many", cfg, epochs, keys, X, s, prior_arr, X_eval, y_eval, self.devices, val)
@@ -402,6 +351,9 @@ class VPUClassifier(_NeuralPUBase):
         of the held-out rows (evaluation mode, no MixUp) is computed inside the compiled training program, and the
         variables of the epoch where it is lowest are kept. ``0`` or None: train on every row and keep the last
         epoch. The default is close to the authors' hold-out of 1/12 of the FashionMNIST training images.
+    selection : {"loss", "proxy_accuracy", "proxy_auc"}, default="loss"
+        The held-out criterion: the variational loss above, or the proxy accuracy or proxy AUC of the ``"prior"``
+        decision rule on the held-out rows (:func:`pujax.neural.selection.selection_loss`).
     standardize : bool, default=True
         Centre and scale every feature inside ``fit`` (float64 statistics of the training rows) before the float32
         network; ``False`` feeds ``X`` as given.
@@ -477,7 +429,8 @@ class VPUClassifier(_NeuralPUBase):
 
     def __init__(self, model="mlp", *, alpha=0.3, mixup_weight=0.03, epochs=50, batch_size=500, learning_rate=3e-4,
                  steps_per_epoch=None, lr_halving_epochs=None, threshold="prior", validation_fraction=0.1,
-                 standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None):
+                 standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None,
+                 selection="loss"):
         self.model = model
         self.alpha = alpha
         self.mixup_weight = mixup_weight
@@ -494,6 +447,7 @@ class VPUClassifier(_NeuralPUBase):
         self.random_state = random_state
         self.verbose = verbose
         self.devices = devices
+        self.selection = selection
 
     def _config(self, n_features=None):
         model_kwargs = self.model_kwargs
@@ -502,7 +456,8 @@ class VPUClassifier(_NeuralPUBase):
         return make_vpu_config(model=self.model, alpha=self.alpha, mixup_weight=self.mixup_weight,
                                batch_size=self.batch_size, learning_rate=self.learning_rate,
                                model_kwargs=model_kwargs, n_features=n_features,
-                               steps_per_epoch=self.steps_per_epoch, lr_halving_epochs=self.lr_halving_epochs)
+                               steps_per_epoch=self.steps_per_epoch, lr_halving_epochs=self.lr_halving_epochs,
+                               selection=self.selection)
 
     def _check_params(self):
         """Validate the hyper-parameters (no data needed); return ``(epochs, n_seeds)``."""

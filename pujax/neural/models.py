@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = ["Linear", "MLP", "AllConvNet", "make_model", "accepts_train", "accepts_mask", "scores_of", "MODEL_NAMES",
-           "ACTIVATIONS"]
+__all__ = ["Linear", "MLP", "AllConvNet", "Heads", "make_model", "accepts_train", "accepts_mask", "scores_of",
+           "MODEL_NAMES", "ACTIVATIONS"]
 
 ACTIVATIONS = {"relu": nn.relu, "softsign": nn.soft_sign, "tanh": jnp.tanh, "gelu": nn.gelu}
 MODEL_NAMES = ("linear", "mlp", "cnn")
@@ -133,6 +133,29 @@ class AllConvNet(nn.Module):
         return nn.Dense(1, name="out")(h)[..., 0]
 
 
+class Heads(nn.Module):
+    """``n`` independently initialised copies of a network on the same rows, outputs stacked: shape ``(rows, n)``.
+
+    The deep PU methods that train two networks side by side (LBE's classifier and labeling-bias networks) use it:
+    one set of parameters ``{"net_0": ..., "net_1": ...}``, one optimiser, one compiled program.
+
+    Attributes:
+      base: the network to copy (a module of this file or any module returning one score per row).
+      n: number of copies.
+    """
+
+    base: nn.Module
+    n: int = 2
+
+    @nn.compact
+    def __call__(self, x: ArrayLike, train: bool = False, mask: ArrayLike | None = None) -> jax.Array:
+        kwargs = {"train": train} if accepts_train(self.base) else {}
+        if mask is not None and accepts_mask(self.base):
+            kwargs["mask"] = mask
+        outs = [scores_of(self.base.clone(parent=self, name=f"net_{i}")(x, **kwargs)) for i in range(self.n)]
+        return jnp.stack(outs, axis=-1)
+
+
 def _infer_image_shape(n_features: int):
     """Square RGB (or grey) image shape for ``n_features`` pixels values, else ``None``."""
     for c in (3, 1):
@@ -217,9 +240,12 @@ def accepts_mask(module: nn.Module) -> bool:
     return _accepts(module, "mask")
 
 
-def scores_of(out) -> jax.Array:
-    """Flatten a model output of shape ``(n,)`` or ``(n, 1)`` to ``(n,)``; anything else is an error."""
+def scores_of(out, multi: bool = False) -> jax.Array:
+    """Flatten a model output of shape ``(n,)`` or ``(n, 1)`` to ``(n,)``; anything else is an error (``multi``:
+    the ``(n, k)`` outputs of :class:`Heads` pass unchanged)."""
     out = jnp.asarray(out)
+    if multi:
+        return out
     if out.ndim == 2 and out.shape[1] == 1:
         out = out[:, 0]
     if out.ndim != 1:

@@ -39,8 +39,6 @@ the flax.linen convention), the optax state, and the PRNG key.
 """
 from __future__ import annotations
 
-import dataclasses
-import math
 from typing import TYPE_CHECKING, Any
 
 import flax.linen as nn
@@ -51,11 +49,33 @@ import optax
 
 from pujax._compile import bucket_size, jit, pad_rows
 from pujax.devices import shard_seeds
-from pujax.neural.models import accepts_mask, accepts_train, make_model, scores_of
+from pujax.neural.batching import epoch_batches as _epoch_batches
+from pujax.neural.batching import row_order as _row_order
+from pujax.neural.config import (
+    BATCHINGS,
+    RISKS,
+    SELECTIONS,
+    TrainConfig,
+    batch_layout,
+    make_config,
+    make_optimizer,
+    static_batches,
+)
+from pujax.neural.forward import apply_model as _apply
+from pujax.neural.forward import predict_scores
+from pujax.neural.models import accepts_mask, accepts_train
 from pujax.neural.programs import cached
-from pujax.neural.selection import SELECTION_KEYS, first_key, held_out_rows, init_best, keep_best
-from pujax.risk import get_loss, nnpu_objective, pn_risk, pu_risk_parts, upu_risk
-from pujax.validation import as_key, check_in, check_int, check_prior, check_pu_labels, check_X
+from pujax.neural.rows import SparseRows, as_rows, dense_rows, pad_sparse, take_rows
+from pujax.neural.selection import (
+    SELECTION_KEYS,
+    first_key,
+    held_out_rows,
+    init_best,
+    keep_best,
+    selection_loss,
+)
+from pujax.risk import nnpu_objective, pn_risk, pu_risk_parts, upu_risk
+from pujax.validation import as_key, check_int, check_prior, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -80,123 +100,21 @@ __all__ = [
     "predict_scores",
     "RISKS",
     "BATCHINGS",
+    "SELECTIONS",
     "static_batches",
 ]
 
-RISKS = ("nnpu", "upu", "pn")
-BATCHINGS = ("epoch", "stream")
-
-
-@dataclasses.dataclass(frozen=True)
-class TrainConfig:
-    """Static (hashable) description of a training run; build it with :func:`make_config`."""
-
-    module: nn.Module
-    risk: str = "nnpu"
-    loss: Any = "sigmoid"
-    beta: float = 0.0
-    gamma: float = 1.0
-    batch_size: int = 30000
-    learning_rate: float = 1e-3
-    weight_decay: float = 5e-3
-    eval_chunk: int = 4096
-    batching: str = "epoch"
-
-
-def _check_float(value, name, low=None, allow_inf=False):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a float; got {value!r}.")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a float; got {value!r} ({type(value).__name__}).") from None
-    if math.isnan(v) or (math.isinf(v) and not (allow_inf and v > 0)):
-        raise ValueError(f"{name}={value!r} must be a finite number" + (" or +inf." if allow_inf else "."))
-    if low is not None and v < low:
-        raise ValueError(f"{name}={value!r} must be >= {low}.")
-    return v
-
-
-def make_config(model: str | nn.Module = "mlp", risk: str = "nnpu", loss: str = "sigmoid", beta: float = 0.0,
-                gamma: float = 1.0, batch_size: int = 30000, learning_rate: float = 1e-3, weight_decay: float = 5e-3,
-                model_kwargs: dict | None = None, n_features: int | None = None, eval_chunk: int = 4096,
-                batching: str = "epoch") -> TrainConfig:
-    """Validate the hyper-parameters and return a :class:`TrainConfig`.
-
-    ``beta >= 0`` (``float("inf")`` allowed: never correct, i.e. uPU), ``gamma > 0``, ``learning_rate > 0``,
-    ``weight_decay >= 0``, ``batch_size >= 1``, ``batching`` in :data:`BATCHINGS` (module docstring); ``model`` is
-    ``"linear"``, ``"mlp"``, ``"cnn"`` or a ``flax.linen.Module`` instance (see
-    :func:`pujax.neural.models.make_model`).
-    """
-    check_in(risk, "risk", RISKS)
-    check_in(batching, "batching", BATCHINGS)
-    get_loss(loss)
-    if loss == "zero_one":
-        raise ValueError("loss='zero_one' has zero gradient and cannot be trained; use 'sigmoid' (default) or another "
-                         "surrogate loss.")
-    beta = _check_float(beta, "beta", low=0.0, allow_inf=True)
-    gamma = _check_float(gamma, "gamma")
-    if gamma <= 0:
-        raise ValueError(f"gamma={gamma!r} must be > 0 (Kiryo et al.: 0 < gamma <= 1).")
-    learning_rate = _check_float(learning_rate, "learning_rate")
-    if learning_rate <= 0:
-        raise ValueError(f"learning_rate={learning_rate!r} must be > 0.")
-    weight_decay = _check_float(weight_decay, "weight_decay", low=0.0)
-    batch_size = check_int(batch_size, "batch_size")
-    eval_chunk = check_int(eval_chunk, "eval_chunk")
-    if model_kwargs is not None and not isinstance(model_kwargs, dict):
-        raise TypeError(f"model_kwargs must be a dict or None; got {type(model_kwargs).__name__}.")
-    module = make_model(model, n_features=n_features, **dict(model_kwargs or {}))
-    return TrainConfig(module=module, risk=risk, loss=loss, beta=beta, gamma=gamma, batch_size=batch_size,
-                       learning_rate=learning_rate, weight_decay=weight_decay, eval_chunk=eval_chunk,
-                       batching=batching)
-
-
-def batch_layout(n: int, batch_size: int) -> tuple[int, int, int]:
-    """``(n_batches, batch, pad)``: ``n_batches = ceil(n / batch_size)`` equal minibatches of ``batch`` rows."""
-    n_batches = -(-n // batch_size)
-    b = -(-n // n_batches)
-    return n_batches, b, n_batches * b - n
-
-
-def static_batches(cfg: TrainConfig, n: int) -> int:
-    """The static minibatch count that the training program of ``n`` rows is compiled for: ``ceil(n / batch_size)``
-    with ``batching="epoch"``, 0 with ``"stream"`` (whose program depends on the padded shape only)."""
-    return batch_layout(n, cfg.batch_size)[0] if cfg.batching == "epoch" else 0
-
-
-def make_optimizer(cfg: TrainConfig) -> optax.GradientTransformation:
-    """Adam with coupled L2 weight decay: ``wd * param`` is added to the gradient before Adam (Chainer hook)."""
-    parts = []
-    if cfg.weight_decay > 0:
-        parts.append(optax.add_decayed_weights(cfg.weight_decay))
-    parts.append(optax.adam(cfg.learning_rate))
-    return optax.chain(*parts)
-
-
 def pad_for_training(cfg: TrainConfig, X: ArrayLike, s: ArrayLike) -> tuple[ArrayLike, ArrayLike, int]:
     """``(X, s, n)``: the rows padded to :func:`~pujax.compilation.bucket_size` ``(n)`` when the model takes a
-    ``mask`` (:func:`pujax.neural.models.accepts_mask`), unchanged otherwise; ``n`` is the true row count."""
+    ``mask`` (:func:`pujax.neural.models.accepts_mask`), unchanged otherwise; ``n`` is the true row count. A scipy
+    sparse ``X`` becomes :class:`~pujax.neural.rows.SparseRows` (dense minibatches are built on the device)."""
     n = int(X.shape[0])
+    X = as_rows(X)
     if not accepts_mask(cfg.module):
         return X, s, n
     size = bucket_size(n)
-    return pad_rows(size, np.asarray(X)), pad_rows(size, np.asarray(s)), n
-
-
-def _apply(cfg: TrainConfig, variables, x, train: bool, rng=None, mask=None):
-    """Scores ``(n,)`` and the updated non-parameter collections (empty when not training)."""
-    module = cfg.module
-    kwargs = {"train": train} if accepts_train(module) else {}
-    if mask is not None and accepts_mask(module):
-        kwargs["mask"] = mask
-    rngs = {"dropout": rng} if (train and rng is not None) else None
-    mutable = [k for k in variables if k != "params"] if train else []
-    if mutable:
-        out, new = module.apply(variables, x, rngs=rngs, mutable=mutable, **kwargs)
-    else:
-        out, new = module.apply(variables, x, rngs=rngs, **kwargs), {}
-    return scores_of(out), dict(new)
+    X = pad_sparse(X, size) if isinstance(X, SparseRows) else pad_rows(size, np.asarray(X))
+    return X, pad_rows(size, np.asarray(s)), n
 
 
 def init_state(key: jax.Array, X: ArrayLike, cfg: TrainConfig, validate: bool = False) -> dict:
@@ -265,44 +183,16 @@ def train_step(cfg: TrainConfig, state: dict, xb: ArrayLike, sb: ArrayLike, prio
     return {**state, "variables": new_vars, "opt_state": opt_state}, aux
 
 
-def predict_scores(cfg: TrainConfig, variables: dict, X: ArrayLike, chunk: int | None = None) -> jax.Array:
-    """Scores of the model in evaluation mode (BatchNorm running averages), in chunks of ``chunk`` rows (jit-able)."""
-    n = X.shape[0]
-    chunk = min(int(chunk or cfg.eval_chunk), n)
-    k = -(-n // chunk)
-    pad = k * chunk - n
-    if k == 1:
-        return _apply(cfg, variables, X, False)[0]
-    Xp = jnp.concatenate([X, jnp.zeros((pad,) + X.shape[1:], X.dtype)]) if pad else X
-    out = jax.lax.map(lambda xb: _apply(cfg, variables, xb, False)[0], Xp.reshape((k, chunk) + X.shape[1:]))
-    return out.reshape(-1)[:n]
-
-
-def _row_order(key, size: int, n_valid):
-    """The indices of ``size`` rows with the first ``n_valid`` first, in random order."""
-    u = jnp.where(jnp.arange(size) < n_valid, jax.random.uniform(key, (size,)), 2.0)
-    return jnp.argsort(u)
-
-
-def _epoch_batches(key, size: int, n_valid, n_batches: int):
-    """Row indices ``(k, b)`` and masks of one epoch: the first ``n_valid`` of ``size`` rows in random order, dealt
-    round-robin into ``n_batches`` minibatches of ``b = ceil(size / k)`` slots (the other slots masked out)."""
-    b = -(-size // n_batches)
-    order = _row_order(key, size, n_valid)
-    slots = n_batches * b
-    if slots > size:
-        order = jnp.concatenate([order, jnp.zeros(slots - size, order.dtype)])
-    idx = order.reshape(b, n_batches).T
-    mask = (jnp.arange(slots) < n_valid).reshape(b, n_batches).T
-    return idx, mask
-
-
 def validation_risk(cfg: TrainConfig, variables: dict, X_val: ArrayLike, s_val: ArrayLike, prior: float,
                     w_val: ArrayLike | None = None) -> jax.Array:
-    """The risk that training minimises (nnPU, uPU or PN value, ``cfg.loss``) of held-out rows ``X_val`` with PU
-    labels ``s_val`` and row weights ``w_val`` (0 for padding), the model in evaluation mode: the model selection's
-    criterion (:mod:`pujax.neural.selection`)."""
-    return _objective(cfg, predict_scores(cfg, variables, X_val), s_val, prior, w_val)[1]
+    """The model selection's criterion (:mod:`pujax.neural.selection`) of held-out rows ``X_val`` with PU labels
+    ``s_val`` and row weights ``w_val`` (0 for padding), the model in evaluation mode: with ``cfg.selection="risk"``
+    the risk that training minimises (nnPU, uPU or PN value, ``cfg.loss``), else minus the proxy accuracy or proxy
+    AUC of the scores (:func:`pujax.neural.selection.selection_loss`)."""
+    g = predict_scores(cfg, variables, X_val)
+    if cfg.selection == "risk":
+        return _objective(cfg, g, s_val, prior, w_val)[1]
+    return selection_loss(cfg.selection, g, s_val, jnp.ones_like(g) if w_val is None else w_val, prior)
 
 
 def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior: float, n_epochs: int,
@@ -319,10 +209,18 @@ def run_epochs(cfg: TrainConfig, state: dict, X: ArrayLike, s: ArrayLike, prior:
     epoch, BatchNorm in evaluation mode). With held-out rows ``val = (X_val, s_val, w_val)`` (a state from
     ``init_state(..., validate=True)``) also ``"validation"``, their :func:`validation_risk` after every epoch, and
     the state keeps the variables of the epoch where it is lowest (:func:`pujax.neural.selection.keep_best`).
+    With a training rule (``cfg.rule``) the run is :func:`pujax.neural.engine.run_rule_epochs` (no ``X_eval``).
     """
     size = X.shape[0]
     if n_batches is None and cfg.batching == "epoch":
         n_batches = batch_layout(size if n_valid is None else int(n_valid), cfg.batch_size)[0]
+    if cfg.rule is not None:
+        if X_eval is not None:
+            raise ValueError("X_eval / eval_set is not available with a training rule; score the fitted model.")
+        from pujax.neural.engine import run_rule_epochs
+
+        return run_rule_epochs(cfg, state, X, s, prior, n_epochs, n_valid, n_batches, val,
+                               lambda key: init_state(key, X, cfg))
     n_valid = size if n_valid is None else n_valid
     prior = jnp.asarray(prior, dtype=X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.float32)
 
@@ -356,13 +254,14 @@ def _shuffled_epoch(cfg, state, X, s, prior, n_valid, n_batches):
     key, k_perm, k_drop = jax.random.split(state["key"], 3)
     state = {**state, "key": key}
     if n_batches == 1:  # one minibatch of every row: the order changes only the summation order, so no shuffle
-        state, aux = train_step(cfg, state, X, s, prior, jax.random.fold_in(k_drop, 0), jnp.arange(size) < n_valid)
+        state, aux = train_step(cfg, state, dense_rows(X), s, prior, jax.random.fold_in(k_drop, 0),
+                                jnp.arange(size) < n_valid)
         return state, {"risk": aux["risk"], "corrections": aux["corrected"].astype(aux["risk"].dtype)}
     idx, masks = _epoch_batches(k_perm, size, n_valid, n_batches)
 
     def step(carry, inp):
         i, batch_idx, mask = inp
-        xb = jnp.take(X, batch_idx, axis=0)
+        xb = take_rows(X, batch_idx)
         sb = jnp.take(s, batch_idx, axis=0)
         new, aux = train_step(cfg, carry, xb, sb, prior, jax.random.fold_in(k_drop, i), mask)
         return new, (aux["risk"], aux["corrected"])
@@ -390,7 +289,7 @@ def _stream_epoch(cfg, state, X, s, prior, n_valid, n_batches=None):
         st, off, i, risk_sum, corr_sum = carry
         pos = off + j  # < 2 n_valid: b <= n_valid and off < n_valid
         idx = jnp.where(pos < n_valid, cur[jnp.minimum(pos, size - 1)], nxt[jnp.clip(pos - n_valid, 0, size - 1)])
-        st, aux = train_step(cfg, st, jnp.take(X, idx, axis=0), jnp.take(s, idx, axis=0), prior,
+        st, aux = train_step(cfg, st, take_rows(X, idx), jnp.take(s, idx, axis=0), prior,
                              jax.random.fold_in(k_drop, i), mask)
         return st, off + b, i + 1, risk_sum + aux["risk"], corr_sum + aux["corrected"].astype(risk_sum.dtype)
 

@@ -65,11 +65,13 @@ import optax
 
 from pujax._compile import jit
 from pujax.devices import shard_seeds
+from pujax.neural.config import _check_float, batch_layout
+from pujax.neural.forward import apply_model as _apply
+from pujax.neural.forward import predict_scores
 from pujax.neural.models import accepts_train, make_model
 from pujax.neural.programs import cached
-from pujax.neural.selection import first_key, init_best, keep_best, validation_split
-from pujax.neural.train import _apply, _check_float, batch_layout, predict_scores
-from pujax.validation import as_key, check_int, check_pu_labels, check_X
+from pujax.neural.selection import first_key, init_best, keep_best, selection_loss, validation_split
+from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -107,6 +109,7 @@ class VPUConfig:
     eval_chunk: int = 4096
     steps_per_epoch: int | None = None
     lr_halving_epochs: int | None = None
+    selection: str = "loss"
 
 
 class VPUModel(NamedTuple):
@@ -122,10 +125,12 @@ class VPUModel(NamedTuple):
 def make_vpu_config(model: str | nn.Module = "mlp", alpha: float = 0.3, mixup_weight: float = 0.03,
                     batch_size: int = 500, learning_rate: float = 3e-4, model_kwargs: dict | None = None,
                     n_features: int | None = None, eval_chunk: int = 4096, steps_per_epoch: int | None = None,
-                    lr_halving_epochs: int | None = None) -> VPUConfig:
+                    lr_halving_epochs: int | None = None, selection: str = "loss") -> VPUConfig:
     """Validate the hyper-parameters (``alpha > 0``, ``mixup_weight >= 0``, ``learning_rate > 0``,
-    ``batch_size >= 1``, ``steps_per_epoch`` and ``lr_halving_epochs`` None or >= 1) and return a
-    :class:`VPUConfig`; ``model`` as :func:`pujax.neural.models.make_model`."""
+    ``batch_size >= 1``, ``steps_per_epoch`` and ``lr_halving_epochs`` None or >= 1, ``selection`` in ``"loss"``,
+    ``"proxy_accuracy"``, ``"proxy_auc"``) and return a :class:`VPUConfig`; ``model`` as
+    :func:`pujax.neural.models.make_model`."""
+    check_in(selection, "selection", ("loss", "proxy_accuracy", "proxy_auc"))
     alpha = _check_float(alpha, "alpha")
     if alpha <= 0:
         raise ValueError(f"alpha={alpha!r} must be > 0 (the Beta(alpha, alpha) law of the MixUp weight).")
@@ -140,7 +145,8 @@ def make_vpu_config(model: str | nn.Module = "mlp", alpha: float = 0.3, mixup_we
                      batch_size=check_int(batch_size, "batch_size"), learning_rate=learning_rate,
                      eval_chunk=check_int(eval_chunk, "eval_chunk"),
                      steps_per_epoch=check_int(steps_per_epoch, "steps_per_epoch", allow_none=True),
-                     lr_halving_epochs=check_int(lr_halving_epochs, "lr_halving_epochs", allow_none=True))
+                     lr_halving_epochs=check_int(lr_halving_epochs, "lr_halving_epochs", allow_none=True),
+                     selection=selection)
 
 
 # ------------------------------------------------------------------------------------------------ objective
@@ -278,9 +284,18 @@ def validation_loss(cfg: VPUConfig, variables: dict, Xp_val: jax.Array, Xu_val: 
 
 
 def _select(cfg: VPUConfig, state, val, e):
-    """Score epoch ``e``, just trained, on the held-out rows ``val = (Xp_val, Xu_val)`` and keep it if its loss is
-    the lowest so far (:func:`pujax.neural.selection.keep_best`)."""
-    v = validation_loss(cfg, state["variables"], *val)
+    r"""Score epoch ``e``, just trained, on the held-out rows ``val = (Xp_val, Xu_val)`` and keep it if its value is
+    the lowest so far (:func:`pujax.neural.selection.keep_best`): the variational loss (``selection="loss"``) or
+    minus the proxy accuracy / AUC of the ``"prior"`` decision rule on the held-out rows
+    (:func:`pujax.neural.selection.selection_loss`; :math:`\hat\pi` and the threshold from those rows)."""
+    if cfg.selection == "loss":
+        v = validation_loss(cfg, state["variables"], *val)
+        return keep_best(state, v, e), v
+    lp, lu = (jax.nn.log_sigmoid(predict_scores(cfg, state["variables"], A)) for A in val)
+    prior, t = prior_threshold(lp, lu)
+    d = jnp.concatenate([lp, lu]) - t
+    s_val = jnp.concatenate([jnp.ones(lp.shape, jnp.int32), jnp.zeros(lu.shape, jnp.int32)])
+    v = selection_loss(cfg.selection, d, s_val, jnp.ones_like(d), prior)
     return keep_best(state, v, e), v
 
 
@@ -406,7 +421,8 @@ def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: st
                  alpha: float = 0.3, mixup_weight: float = 0.03, epochs: int = 50, batch_size: int = 500,
                  learning_rate: float = 3e-4, model_kwargs: dict | None = None, validation_fraction: float = 0.0,
                  validation_key: KeyLike = None, steps_per_epoch: int | None = None,
-                 lr_halving_epochs: int | None = None, devices: DevicesLike = None) -> tuple[VPUModel, dict]:
+                 lr_halving_epochs: int | None = None, selection: str = "loss",
+                 devices: DevicesLike = None) -> tuple[VPUModel, dict]:
     """Train one VPU model per PRNG key as one ``vmap``-ped program; no class prior is used.
 
     Parameters
@@ -418,7 +434,7 @@ def vpu_fit_many(keys: jax.Array | int, X: ArrayLike, s: ArrayLike, *, model: st
     s : array of shape (n,)
         1 for labeled positives, 0 for unlabeled rows.
     model, model_kwargs, alpha, mixup_weight, epochs, batch_size, learning_rate, validation_fraction, \
-steps_per_epoch, lr_halving_epochs
+steps_per_epoch, lr_halving_epochs, selection
         See :class:`pujax.neural.VPUClassifier`.
     validation_key : int, generator, JAX key or None
         Seeds the held-out rows (:func:`~pujax.neural.selection.validation_split`, shared by all seeds); None: the
@@ -438,7 +454,7 @@ steps_per_epoch, lr_halving_epochs
     keys = jnp.asarray(keys)
     data = _prepare(X, s, validation_fraction, first_key(keys) if validation_key is None else validation_key)
     cfg = make_vpu_config(model, alpha, mixup_weight, batch_size, learning_rate, model_kwargs, int(data[0].shape[1]),
-                          steps_per_epoch=steps_per_epoch, lr_halving_epochs=lr_halving_epochs)
+                          steps_per_epoch=steps_per_epoch, lr_halving_epochs=lr_halving_epochs, selection=selection)
     gammas = mixup_gammas(keys, cfg.alpha, check_int(epochs, "epochs"),
                           n_steps_per_epoch(len(data[2]), cfg.batch_size, cfg.steps_per_epoch))
     model_, hist = shard_seeds(_compiled("fit", cfg), (keys, gammas), data, devices, _compiled("fit_one", cfg))

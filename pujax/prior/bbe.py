@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from pujax._typing import DevicesLike
 
-__all__ = ["bbe_estimate", "bbe_bootstrap"]
+__all__ = ["bbe_estimate", "bbe_bootstrap", "bbe_from_scores"]
 
 
 def _bbe_core(values, first, is_p, w, delta, gamma):
@@ -75,6 +75,20 @@ def _bbe_core(values, first, is_p, w, delta, gamma):
     dkw_upper = jnp.clip(jnp.min(upper_z), 0.0, 1.0)
     dkw_lower = jnp.clip((q_u[k] - eps_u) / (q_p[k] + eps_p), 0.0, 1.0)
     return alpha, values[k], q_p[k], q_u[k], dkw_upper, dkw_lower
+
+
+def bbe_from_scores(scores: jax.Array, is_p: jax.Array, w: jax.Array, delta: float = 0.1,
+                    gamma: float = 0.01) -> jax.Array:
+    """The BBE estimate of the mixture proportion (Garg et al. 2021, Algorithm 1) from pooled P and U scores on the
+    device: ``scores`` of every row, ``is_p`` 1 for a P score and 0 for a U score, ``w`` the row weights (0 for
+    padding). Pure and jit / vmap-able (a sort of the pooled scores, then :func:`_bbe_core`); the training loop of
+    CVIR (:mod:`pujax.neural.rules_label`) calls it after every epoch."""
+    dt = jnp.result_type(scores.dtype, jnp.float32)
+    values = jnp.where(w > 0, scores.astype(dt), -jnp.inf)
+    order = jnp.argsort(values)
+    values = values[order]
+    first = jnp.searchsorted(values, values, side="left")
+    return _bbe_core(values, first, is_p[order].astype(dt), w[order].astype(dt), delta, gamma)[0]
 
 
 def prep_scores(scores_p, scores_u):
