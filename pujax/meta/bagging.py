@@ -29,8 +29,8 @@ from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
 from pujax.meta._common import PositiveProbaMixin, as_float64, check_base, fit_base, positive_proba
 from pujax.persistence import register_estimator
-from pujax.preprocessing import StandardizedInputMixin
-from pujax.validation import check_bool, check_float, check_int
+from pujax.preprocessing import StandardizedInputMixin, check_standardize
+from pujax.validation import SPARSE_FORMATS, check_bool, check_float, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -145,15 +145,21 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         Seed of the bags (and of the base models).
     verbose : int, default=0
         joblib's verbosity.
+    standardize : "auto", bool, default="auto"
+        How ``X`` reaches the base models (:class:`~pujax.preprocessing.StandardizedInputMixin`): ``"auto"``
+        centres and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF
+        weights stay what a linear text model expects); ``True`` also scales a sparse ``X``, without centring;
+        ``False`` passes every ``X`` as given.
 
     Attributes
     ----------
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (n_features_in_,) or None
         The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
         :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
-        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
-        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
-        float32 trees).
+        models are fitted on ``z`` (float32 values), so predictions on dense ``X`` do not depend on the units or
+        offsets of the features even for a base model that depends on them (a regularised ``LogisticRegression``,
+        scikit-learn's float32 trees). None when ``X`` is passed as given (sparse ``X`` with
+        ``standardize="auto"``, or ``standardize=False``).
     estimators_ : list of classifiers
         The fitted base models.
     oob_decision_function_ : ndarray of shape (n_samples, 2)
@@ -182,10 +188,11 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     """
 
     _needs_prior = False
+    _accept_sparse = SPARSE_FORMATS
     _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*,2]"}
 
     def __init__(self, estimator=None, *, n_estimators=100, max_samples=None, bootstrap=True, n_jobs=None,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, standardize="auto"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -193,6 +200,7 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.standardize = standardize
 
     def _check_params(self):
         check_int(self.n_estimators, "n_estimators", 1)
@@ -201,13 +209,16 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         check_int(self.n_jobs, "n_jobs", None, allow_none=True)
         check_int(self.verbose, "verbose", 0)
         check_base(self.estimator, proba=False)
+        check_standardize(self.standardize)
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PUBaggingClassifier:
         """Fit ``n_estimators`` base models of labeled positives vs a resample of the unlabeled rows.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy sparse matrix of shape (n_samples, n_features)
+            Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified
+            (the base model must take sparse input).
         y : array-like of shape (n_samples,)
             PU labels ``s`` (the greater value marks labeled positives).
         sample_weight : array-like of shape (n_samples,), default=None
