@@ -68,7 +68,7 @@ format is converted to CSR."""
 SPARSE_ESTIMATORS = ("ElkanNotoClassifier, PUBaggingClassifier, TwoStepClassifier, SAREMClassifier, "
                      "NNPULinearClassifier, CWSVMClassifier, BaggingSVMClassifier, RESVMClassifier, "
                      "PUExtraTreesClassifier, PURandomForestClassifier, PUDecisionTreeClassifier, NaivePUET, "
-                     "SupervisedET, PUBaggingET, AdaPUClassifier, DecisionStumpClassifier and estimate_prior")
+                     "SupervisedET, PUBaggingET and estimate_prior")
 """The pujax estimators that take scipy sparse ``X`` (named in the error a dense-only estimator raises)."""
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)

@@ -20,6 +20,7 @@ import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
 from sklearn.tree import DecisionTreeClassifier
@@ -27,7 +28,14 @@ from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import PositiveProbaMixin, as_float64, check_base, fit_base, positive_proba
+from pujax.meta._common import (
+    PositiveProbaMixin,
+    as_float64,
+    check_base,
+    default_logistic,
+    fit_base,
+    positive_proba,
+)
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, check_standardize
 from pujax.validation import SPARSE_FORMATS, check_bool, check_float, check_int
@@ -125,7 +133,9 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     Parameters
     ----------
     estimator : classifier, default=None
-        Base model (cloned per bag); ``None`` is scikit-learn's ``DecisionTreeClassifier()``. Its
+        Base model (cloned per bag); ``None`` is scikit-learn's ``DecisionTreeClassifier()``, and for a scipy sparse
+        ``X`` (text) ``LogisticRegression(max_iter=1000)`` (the linear model of the paper's bagging SVM; trees split
+        on single terms). Its
         ``random_state`` is set to the bag's seed. A base model with ``fit_bags(X, y, bags)``
         (:class:`~pujax.svm.CWSVMClassifier`: the bagging SVM of Mordelet & Vert;
         :class:`~pujax.boosting.DecisionStumpClassifier`; :class:`~pujax.trees.SupervisedET`) fits every bag in one
@@ -230,7 +240,9 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         """
         self._check_params()
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
-        base = DecisionTreeClassifier() if self.estimator is None else self.estimator
+        base = self.estimator
+        if base is None:  # a linear model for text (sparse X), a tree otherwise
+            base = default_logistic() if sp.issparse(X) else DecisionTreeClassifier()
         k = bag_sizes(self.max_samples, int(s.sum()), int((s == 0).sum()), self.bootstrap)
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
         if callable(getattr(base, "fit_bags", None)) and w is None:  # a batched base model: one solve for all bags

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
@@ -108,7 +109,11 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
     Parameters
     ----------
     estimator : classifier with ``predict_proba``, default=None
-        Base model of both steps; ``None`` is scikit-learn's ``LogisticRegression(max_iter=1000)``.
+        Base model of both steps; ``None`` is scikit-learn's ``LogisticRegression(max_iter=1000)``, and for a scipy
+        sparse ``X`` (text) ``LogisticRegression(class_weight="balanced", max_iter=1000)``: on TF-IDF rows a
+        regularised logistic model of the few labeled positives against the many reliable negatives would put every
+        document below probability 0.5 (Liu et al.'s second steps -- EM over all of U, an SVM -- are not held to
+        that threshold).
     negatives : {"spy", "rocchio", "threshold"}, default="spy"
         How step one finds reliable negatives (module docstring).
     iterate : int, default=0
@@ -209,7 +214,9 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         """
         self._check_params()
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
-        base = base_or_default(self.estimator)
+        base = self.estimator
+        if base is None:  # text: a sparse X is read as given, and the classes of both steps are balanced
+            base = LogisticRegression(class_weight="balanced", max_iter=1000) if sp.issparse(X) else base_or_default(None)
         P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
         rn = np.sort(self._step_one(base, X, s, w))
         first = model = self._step_two(base, X, P, rn, w)
