@@ -306,3 +306,18 @@ def test_a_wide_sparse_fit_is_never_densified(name):
 def test_a_100k_by_50k_tfidf_fit_peaks_below_1_gib(name):
     """The issue's bound (measurements: benchmarks/results/sparse_memory.md)."""
     assert _peak(name, 100_000)["peak_mb"] < 1024
+
+
+# ---------------------------------------------------------------------------------------------------- notebook
+def test_text_notebook_runs(data_dir, tmp_path):
+    """notebooks/text_pu.py (the source of text_pu.ipynb) runs start to end on the 20 Newsgroups archive."""
+    import os
+    import pathlib
+
+    repo = pathlib.Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PUJAX_DATA": str(data_dir), "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, str(repo / "notebooks" / "text_pu.py")], capture_output=True, text=True,
+                         timeout=1800, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "precision@" in out.stdout and "accuracy" in out.stdout

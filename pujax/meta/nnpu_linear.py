@@ -222,6 +222,19 @@ def _zero_one_upu(G, s, W, prior):
     return prior * mean(G <= 0, wp) + mean(G >= 0, wu) - prior * mean(G >= 0, wp)
 
 
+def _penalty_scale(Z, w) -> float:
+    """``C``'s factor for features read as given: the number of non-constant features over the rows' weighted mean
+    squared norm, so that ``|coef|^2 / (2 C n)`` weighs as on standardised features (whose mean squared norm is that
+    number). For TF-IDF rows of unit norm: about the number of terms."""
+    w = np.asarray(w, np.float64)
+    Zw = Z[w > 0]
+    sq = np.asarray(Z.multiply(Z).sum(axis=1)).ravel() if sp.issparse(Z) else np.einsum("ij,ij->i", Z, Z)
+    mean_sq = float(np.sum(w * sq) / max(np.sum(w), 1e-300))
+    spread = Zw.max(axis=0) != Zw.min(axis=0)
+    live = spread.nnz if sp.issparse(spread) else int(np.count_nonzero(spread))
+    return max(live, 1) / mean_sq if mean_sq > 0 else 1.0
+
+
 def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigmoid", risk: str = "nnpu",
                   C: float | str = 1.0, rff: tuple[ArrayLike, ArrayLike] | None = None, max_iter: int = 200,
                   tol: float = 1e-5, sample_weight: ArrayLike | None = None, n_folds: int = 3,
@@ -231,7 +244,10 @@ def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigm
     (int {0, 1}).
 
     ``standardize``: ``X`` standardised in float64 (a sparse ``X`` scaled without centring, still sparse); False:
-    read as given (the model's ``mean`` 0 and ``scale`` 1).
+    read as given (the model's ``mean`` 0 and ``scale`` 1), and the linear model's ``C`` multiplied by the number of
+    non-constant features over the rows' weighted mean squared norm (:func:`_penalty_scale`), so that a value of
+    ``C`` regularises as much as on standardised features (TF-IDF rows of unit norm: ``C`` times about the number
+    of terms).
 
     ``rff``: ``None`` (linear) or ``(W, u)`` from :func:`random_fourier_weights`. ``C="auto"``: each value of
     :data:`C_GRID` is fitted on ``n_folds`` training folds and on all rows in one batch (each fold's candidates from
@@ -250,8 +266,9 @@ def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigm
     fold = _folds(s, w, n_folds, np.random.default_rng(random_state)) if grid.size > 1 else np.full(n, -1)
     held = [fold == k for k in range(n_folds)] if grid.size > 1 else []
     W = np.stack([w * ~h for h in held for _ in grid] + [w for _ in grid]).astype(np.float32)
-    Theta, count, values = _solve_batch(Z, s, W, float(prior), np.tile(grid, len(held) + 1), loss, risk, max_iter, tol,
-                                        group=np.repeat(np.arange(len(held) + 1), grid.size))
+    reg = 1.0 if standardize or rff is not None else _penalty_scale(Z, w)
+    Theta, count, values = _solve_batch(Z, s, W, float(prior), reg * np.tile(grid, len(held) + 1), loss, risk,
+                                        max_iter, tol, group=np.repeat(np.arange(len(held) + 1), grid.size))
     best = 0
     if held:
         G = _scores(Theta[: len(held) * grid.size, :-1], Z) + Theta[: len(held) * grid.size, -1:]
@@ -284,7 +301,9 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     C : float > 0 or "auto", default="auto"
         Inverse L2 regularisation strength (scikit-learn's convention: penalty ``|w|^2 / (2 C n)``); ``"auto"``
         picks it from :data:`C_GRID` by ``n_folds``-fold cross-validation of the uPU risk with the zero-one loss
-        (all folds and candidates fitted as one batch).
+        (all folds and candidates fitted as one batch). ``C`` is relative to standardised features: on features
+        read as given (sparse ``X`` by default) the linear model's penalty is rescaled by their mean squared row
+        norm (:func:`linear_pu_fit`), so TF-IDF rows of unit norm are not over-regularised.
     n_folds : int >= 2, default=3
         Folds of the cross-validation of ``C="auto"``.
     kernel : {None, "rbf"}, default=None
