@@ -18,11 +18,11 @@ of the positive-class score).
 Methods: every pujax classifier, with its defaults, on the sparse TF-IDF matrix when it takes sparse input (its
 scikit-learn tag) and on the SVD projection otherwise; pulearn's Elkan-Noto and bagging (logistic base, and bagging's
 default tree base) on the same matrices (pulearn's Elkan-Noto, which fails on sparse input, also on the SVD projection:
-``@svd300``); references: logistic regression fitted on the PU labels as if they were
-negatives ("naive") and on the true labels of the training documents ("oracle"). Every fit runs in a child process
-of its own (``--worker``); the table gives the resident memory before the fit (imports, data) and the peak during
-fit and prediction (``VmHWM`` of ``/proc/self/status``, reset to the current size just before the fit). Results accumulate in ``text.json`` (a rerun skips the
-runs it holds; ``--force`` redoes them) and ``text.md`` is written from it.
+``@svd300``); references: logistic regression fitted on the PU labels as if they were negatives ("naive") and on the
+true labels of the training documents ("oracle"). Every fit runs in a child process of its own (``--worker``); the
+table gives the resident memory before the fit (imports, data) and the peak during fit and prediction (``VmHWM`` of
+``/proc/self/status``, reset to the current size just before the fit). Results accumulate in ``text.json`` (a rerun
+skips the runs it holds; ``--force`` redoes them) and ``text.md`` is written from it.
 """
 from __future__ import annotations
 
@@ -253,7 +253,8 @@ def _fmt(v, spec=".3f"):
 
 
 def _setting_table(rows: list) -> list:
-    lines = ["| method | input | accuracy | F1 | ROC AUC | prior used | fit (s) | peak RSS (MB) | RSS before fit (MB) |",
+    lines = ["| method | input | accuracy | F1 | ROC AUC | prior used | fit (s) | peak RSS (MB) | RSS before fit (MB) "
+             "|",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     order = {m: i for i, m in enumerate(METHODS)}
     for r in sorted(rows, key=lambda r: order.get(r["method"], 99)):

@@ -17,8 +17,9 @@ Schema strings: ``int``, ``float``, ``bool``, ``str``, ``none``, ``dict`` (str k
 ``|``; ``tree`` (nested str-keyed dicts and lists of arrays and scalars, e.g. flax variables); arrays
 ``K[d1,d2,...]`` with ``K`` in ``f`` (float), ``i`` (signed int), ``u`` (unsigned int), ``b`` (bool),
 ``num`` (any numeric or bool), ``any`` (numeric, bool or str), ``str``, and each ``d`` an int, ``*`` (any size) or
-a name; ``csr[r,c]`` (a float scipy CSR matrix, stored as its three arrays, its indices checked to lie in range); ``model:Name`` (a registered model), ``estimator`` (a nested registered estimator), ``list[estimator]``. A
-trailing ``?`` makes the attribute optional.
+a name; ``csr[r,c]`` (a float scipy CSR matrix, stored as its three arrays, its indices checked to lie in range);
+``model:Name`` (a registered model), ``estimator`` (a nested registered estimator), ``list[estimator]``. A trailing
+``?`` makes the attribute optional.
 
 Classes from outside pujax (scikit-learn models wrapped by :mod:`pujax.meta`) are registered with an explicit
 ``schema`` and, where a fitted attribute is not plain data (a tree object), a pair of fixed ``encode`` / ``decode``

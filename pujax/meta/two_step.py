@@ -216,7 +216,8 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
         base = self.estimator
         if base is None:  # text: a sparse X is read as given, and the classes of both steps are balanced
-            base = LogisticRegression(class_weight="balanced", max_iter=1000) if sp.issparse(X) else base_or_default(None)
+            base = (LogisticRegression(class_weight="balanced", max_iter=1000) if sp.issparse(X)
+                    else base_or_default(None))
         P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
         rn = np.sort(self._step_one(base, X, s, w))
         first = model = self._step_two(base, X, P, rn, w)

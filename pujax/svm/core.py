@@ -34,7 +34,7 @@ from jax.sharding import PartitionSpec
 
 from pujax.compilation import bucket_size, jit, pad_rows
 from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
-from pujax.linalg import matmul, row_norms_sq
+from pujax.linalg import matmul
 from pujax.persistence import register_model
 from pujax.preprocessing import duplicate_groups
 from pujax.svm.kernels import (
@@ -111,7 +111,8 @@ class SVMModel(NamedTuple):
 
 
 register_model(SVMModel, {
-    "support_vectors": "f[n_sv,n_features_in_]|csr[n_sv,n_features_in_]", "dual_coef": "f[n_base,n_sv]", "intercept": "f[n_base]",
+    "support_vectors": "f[n_sv,n_features_in_]|csr[n_sv,n_features_in_]", "dual_coef": "f[n_base,n_sv]",
+    "intercept": "f[n_base]",
     "x_mean": "f[n_features_in_]", "x_scale": "f[n_features_in_]", "kernel": "i[]", "gamma": "f[]",
     "coef0": "f[]", "degree": "i[]", "threshold": "f[]", "vote": "b[]", "n_iter": "i[n_base]",
     "kkt_gap": "f[n_base]",

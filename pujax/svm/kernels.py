@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 __all__ = ["KERNELS", "linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "kernel_block",
-           "sparse_kernel", "sparse_decision_values", "resolve_gamma", "standardize_stats", "standardize", "STANDARD_CLIP"]
+           "sparse_kernel", "sparse_decision_values", "resolve_gamma", "standardize_stats", "standardize",
+           "STANDARD_CLIP"]
 
 KERNELS = ("linear", "rbf", "poly")
 
