@@ -91,7 +91,7 @@ def _float32_range(X, name: str):
             )
 
 
-def dense_required(X, name: str = "X", who: str = "this estimator") -> None:
+def dense_required(X: Any, name: str = "X", who: str = "this estimator") -> None:
     """Raise the ``TypeError`` of a method that needs dense data when ``X`` is a scipy sparse matrix / array: it
     names the pujax estimators that take sparse input and the two ways out (densify, or project to a few hundred
     dense columns)."""

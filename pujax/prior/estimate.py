@@ -1,4 +1,10 @@
-"""``estimate_prior``: one entry point for every prior estimator of :mod:`pujax.prior`."""
+"""``estimate_prior``: one entry point for every prior estimator of :mod:`pujax.prior`.
+
+A scipy sparse ``X`` (CSR / CSC; other formats are converted to CSR) is never densified: the score-based methods
+cross-fit their classifier (by default a logistic regression) on sparse folds, "km1" / "km2" compute their kernel
+from sparse row products, and "tice" bins its columns from the stored values (a dense uint8 matrix of interval
+codes, n_samples x n_features bytes).
+"""
 from __future__ import annotations
 
 import time
@@ -72,10 +78,7 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
     Parameters
     ----------
     X : array-like or scipy sparse matrix of shape (n_samples, n_features)
-        Features (numeric or boolean). A sparse ``X`` (CSR / CSC; other formats are converted to CSR) is never
-        densified: the score-based methods pass it to their classifier (by default a logistic regression), "km1" /
-        "km2" compute their kernel from sparse row products, "tice" bins its columns (a dense uint8 matrix of
-        interval codes, n_samples x n_features bytes).
+        Features (numeric or boolean); a sparse ``X`` (CSR / CSC) is never densified (``docs/sparse.md``).
     s : array-like of shape (n_samples,)
         PU labels (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} accepted).
     method : str, default="bbe"
@@ -85,8 +88,7 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
         P-vs-U classifier of the score-based methods (cloned and fitted per fold; methods that need
         probabilities require ``predict_proba``, "bbe" also accepts ``decision_function``). Default:
         ``HistGradientBoostingClassifier`` with early stopping (after a randomized PCA to 50 components when X has
-        more than 256 columns); for a sparse ``X``, ``LogisticRegression(max_iter=1000)`` (it must take sparse
-        input). Not used by "tice".
+        more than 256 columns); for a sparse ``X``, ``LogisticRegression(max_iter=1000)``. Not used by "tice".
     n_bootstrap : int or None, default=None
         Bootstrap resamples of the interval (batched in JAX). ``None``: 200, and 20 for "km1" / "km2" (each
         resample solves the method's QPs again).
