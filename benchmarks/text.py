@@ -118,6 +118,7 @@ def task_data(task: str, rate: float, seed: int = 0):
 def make(name: str):
     """The estimator of a method (unfitted)."""
     from sklearn.linear_model import LogisticRegression
+    from sklearn.tree import DecisionTreeClassifier
 
     import pujax
 
@@ -137,7 +138,7 @@ def make(name: str):
         "spy": lambda: pujax.TwoStepClassifier(negatives="spy", random_state=0),
         "rocchio": lambda: pujax.TwoStepClassifier(negatives="rocchio", random_state=0),
         "spy-iterate": lambda: pujax.TwoStepClassifier(negatives="spy", iterate=5, random_state=0),
-        "bagging-tree": lambda: pujax.PUBaggingClassifier(random_state=0),
+        "bagging-tree": lambda: pujax.PUBaggingClassifier(DecisionTreeClassifier(), random_state=0),
         "bagging-lr": lambda: pujax.PUBaggingClassifier(lr(), random_state=0),
         "sar-em": lambda: pujax.SAREMClassifier(),
         "nnpu-linear": lambda: pujax.NNPULinearClassifier(random_state=0),

@@ -367,6 +367,8 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
                                    "minimised by a nearly all-negative score",
         "check_sample_weight_equivalence_on_dense_data":
             'prior="auto" is estimated from the rows without their weights, so repeated rows change the prior',
+        "check_sample_weight_equivalence_on_sparse_data":
+            'prior="auto" is estimated from the rows without their weights, so repeated rows change the prior',
     }
 
     def __init__(self, prior="auto", *, loss="sigmoid", risk="nnpu", C="auto", n_folds=3, kernel=None,
