@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 
 from pujax.persistence import load_estimator, save_estimator
@@ -33,14 +34,16 @@ def resolve_prior(prior: float | str, X: ArrayLike, s01: ArrayLike, random_state
 
     A float is checked and returned; ``"auto"`` estimates pi from ``(X, s01)`` with
     :func:`pujax.prior.estimate_prior` (its default method) on the features standardised in float64
-    (:mod:`pujax.preprocessing`), so the estimate does not depend on their units or offsets; a prior estimate (an
-    object with ``.prior``) gives its value.
+    (:mod:`pujax.preprocessing`), so the estimate does not depend on their units or offsets (a scipy sparse ``X``
+    is passed as given, to the default classifier of sparse data); a prior estimate (an object with ``.prior``)
+    gives its value.
     """
     prior = check_prior(prior)
     if isinstance(prior, str):  # "auto"
         from pujax.prior import estimate_prior
 
-        prior = estimate_prior(standardize(X, *standardization(X)), s01, random_state=random_state)
+        Z = X if sp.issparse(X) else standardize(X, *standardization(X))
+        prior = estimate_prior(Z, s01, random_state=random_state)
     if not isinstance(prior, float):
         prior = check_prior(prior.prior, allow_auto=False)
     return float(prior)
@@ -70,7 +73,8 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
     labels.
 
     Class attributes a subclass may set: ``_accept_sparse`` (scipy sparse formats that ``fit`` / ``predict``
-    take, e.g. ``"csr"``; ``False``: dense only), ``_needs_prior`` (whether the method uses ``prior``),
+    take, e.g. :data:`pujax.validation.SPARSE_FORMATS`; ``False``: dense only, a sparse ``X`` raises a
+    ``TypeError`` naming the estimators that take it), ``_needs_prior`` (whether the method uses ``prior``),
     ``_fitted_schema`` (fitted attributes checked by :func:`~pujax.persistence.load_estimator`) and
     ``_expected_failed_checks`` (scikit-learn estimator checks that cannot hold for the method, with reasons) and
     ``_input_dtype`` (the dtype ``X`` is validated to; None keeps float32 or float64 input as given).
@@ -125,7 +129,7 @@ class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
 
         from pujax.validation import check_pu_labels, check_X
 
-        X = check_X(X, dtype=None)
+        X = check_X(X, dtype=None, accept_sparse=self._accept_sparse)
         copies = [clone(self) for _ in bags]
         for est in copies:
             est.classes_, est.n_features_in_ = np.array([0, 1]), X.shape[1]

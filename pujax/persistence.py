@@ -17,8 +17,9 @@ Schema strings: ``int``, ``float``, ``bool``, ``str``, ``none``, ``dict`` (str k
 ``|``; ``tree`` (nested str-keyed dicts and lists of arrays and scalars, e.g. flax variables); arrays
 ``K[d1,d2,...]`` with ``K`` in ``f`` (float), ``i`` (signed int), ``u`` (unsigned int), ``b`` (bool),
 ``num`` (any numeric or bool), ``any`` (numeric, bool or str), ``str``, and each ``d`` an int, ``*`` (any size) or
-a name; ``model:Name`` (a registered model), ``estimator`` (a nested registered estimator), ``list[estimator]``. A
-trailing ``?`` makes the attribute optional.
+a name; ``csr[r,c]`` (a float scipy CSR matrix, stored as its three arrays, its indices checked to lie in range);
+``model:Name`` (a registered model), ``estimator`` (a nested registered estimator), ``list[estimator]``. A trailing
+``?`` makes the attribute optional.
 
 Classes from outside pujax (scikit-learn models wrapped by :mod:`pujax.meta`) are registered with an explicit
 ``schema`` and, where a fitted attribute is not plain data (a tree object), a pair of fixed ``encode`` / ``decode``
@@ -118,6 +119,9 @@ class _Encoder:
             return self.value(value.item(), path)
         if isinstance(value, np.ndarray) or type(value).__module__.startswith("jax"):
             return self.array(value, path)
+        if getattr(value, "format", None) == "csr" and hasattr(value, "indptr"):  # a scipy CSR matrix / array
+            return {"__csr__": {"data": self.array(value.data, path), "indices": self.array(value.indices, path),
+                                "indptr": self.array(value.indptr, path), "shape": [int(n) for n in value.shape]}}
         if isinstance(value, tuple) and type(value).__name__ in _MODELS and hasattr(value, "_fields"):
             return {"__model__": type(value).__name__,
                     "fields": {k: self.value(getattr(value, k), f"{path}.{k}") for k in value._fields}}
@@ -299,6 +303,8 @@ class _Decoder:
             return [self.one(v, "estimator", symbols, f"{path}[{i}]") for i, v in enumerate(value)]
         if spec.startswith("model:"):
             return self.model(value, spec[6:], symbols, path)
+        if spec.startswith("csr["):
+            return self.csr(value, spec, symbols, path)
         m = _ARRAY_SPEC.match(spec)
         if m is None:
             raise _Invalid(f"{path}: unknown schema {spec!r}")
@@ -317,6 +323,31 @@ class _Decoder:
             if size != want:
                 raise _Invalid(f"{path}: shape {arr.shape} does not match [{', '.join(dims)}] ({d} = {want})")
         return arr
+
+    def csr(self, value, spec: str, symbols: dict, path: str):
+        """A CSR matrix of shape ``spec`` (``csr[r,c]``): float values, indices in ``[0, c)``, a valid ``indptr``."""
+        import scipy.sparse as sp
+
+        if not (isinstance(value, dict) and set(value) == {"__csr__"} and isinstance(value["__csr__"], dict)
+                and set(value["__csr__"]) == {"data", "indices", "indptr", "shape"}):
+            raise _Invalid(f"{path}: expected a CSR matrix")
+        v = value["__csr__"]
+        shape = v["shape"]
+        if not (isinstance(shape, list) and len(shape) == 2 and all(isinstance(n, int) and n >= 0 for n in shape)):
+            raise _Invalid(f"{path}: shape must be two non-negative ints")
+        r, c = shape
+        data = self.one(v["data"], "f[*]", {}, f"{path}.data")
+        indices = self.one(v["indices"], "i[*]", {}, f"{path}.indices")
+        indptr = self.one(v["indptr"], f"i[{r + 1}]", {}, f"{path}.indptr")
+        if (indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != data.size or indices.size != data.size
+                or (indices.size and (indices.min() < 0 or indices.max() >= c))):
+            raise _Invalid(f"{path}: inconsistent CSR arrays")
+        dims = [d.strip() for d in spec[4:-1].split(",")]
+        for size, d in zip((r, c), dims):
+            want = size if d == "*" else int(d) if d.isdigit() else symbols.setdefault(d, size)
+            if size != want:
+                raise _Invalid(f"{path}: shape {(r, c)} does not match [{', '.join(dims)}] ({d} = {want})")
+        return sp.csr_matrix((data, indices, indptr), shape=(r, c))
 
     def check_tree(self, value, path: str):
         if isinstance(value, dict):

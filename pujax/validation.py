@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FLOAT32_MAX",
+    "SPARSE_FORMATS",
+    "SPARSE_ESTIMATORS",
+    "dense_required",
     "validate_fit_data",
     "validate_predict_data",
     "check_X",
@@ -58,6 +61,16 @@ __all__ = [
     "host_fold_in",
 ]
 
+SPARSE_FORMATS = ["csr", "csc"]
+"""The scipy sparse formats pujax estimators take as they are (``accept_sparse=SPARSE_FORMATS``); any other sparse
+format is converted to CSR."""
+
+SPARSE_ESTIMATORS = ("ElkanNotoClassifier, PUBaggingClassifier, TwoStepClassifier, SAREMClassifier, "
+                     "NNPULinearClassifier, CWSVMClassifier, BaggingSVMClassifier, RESVMClassifier, "
+                     "PUExtraTreesClassifier, PURandomForestClassifier, PUDecisionTreeClassifier, NaivePUET, "
+                     "SupervisedET, PUBaggingET and estimate_prior")
+"""The pujax estimators that take scipy sparse ``X`` (named in the error a dense-only estimator raises)."""
+
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 """Largest finite float32: inputs beyond it cannot be represented in pujax's default precision."""
 
@@ -78,6 +91,18 @@ def _float32_range(X, name: str):
             )
 
 
+def dense_required(X: Any, name: str = "X", who: str = "this estimator") -> None:
+    """Raise the ``TypeError`` of a method that needs dense data when ``X`` is a scipy sparse matrix / array: it
+    names the pujax estimators that take sparse input and the two ways out (densify, or project to a few hundred
+    dense columns)."""
+    if sp.issparse(X):
+        raise TypeError(
+            f"Sparse data was passed for {name}, but {who} needs dense data. Pass a dense array ({name}.toarray(), "
+            f"when it fits in memory) or a dense projection (e.g. sklearn.decomposition.TruncatedSVD(300)), or use "
+            f"an estimator that takes sparse {name}: {SPARSE_ESTIMATORS}."
+        )
+
+
 def _as_compute_dtype(X, dtype):
     """Cast validated float data to the compute dtype (float32 unless x64 is on and float64 was asked for)."""
     if dtype is None:
@@ -93,10 +118,14 @@ def check_X(X: ArrayLike, name: str = "X", *, accept_sparse: bool | str | list =
 
     scikit-learn's :func:`~sklearn.utils.check_array` checks (2-D, numeric, no complex / object values, no NaN or
     infinity, at least ``ensure_min_samples`` rows and ``ensure_min_features`` columns), then the float32 range.
-    ``accept_sparse`` (e.g. ``"csr"``) lets a scipy sparse matrix through, converted to that format.
+    ``accept_sparse`` (e.g. ``"csr"``, or :data:`SPARSE_FORMATS`) lets a scipy sparse matrix through, converted
+    to that format (the first of a list when it is in none of them); without it a sparse ``X`` raises the
+    ``TypeError`` of :func:`dense_required`.
     """
     if X is None:
         raise ValueError(f"{name} is None: pass a 2-D array of shape (n_samples, n_features).")
+    if not accept_sparse:
+        dense_required(X, name, "this function")
     X = check_array(X, accept_sparse=accept_sparse, dtype=_FLOAT_DTYPES, ensure_min_samples=ensure_min_samples,
                     ensure_min_features=ensure_min_features, input_name=name)
     _float32_range(X, name)
@@ -251,6 +280,8 @@ def validate_fit_data(estimator: BaseEstimator, X: ArrayLike, s: ArrayLike, samp
     array (or a float32 sparse matrix when ``accept_sparse`` allows it), ``s01`` as int32 {0, 1}, ``sample_weight``
     as float32 or ``None``.
     """
+    if not accept_sparse:
+        dense_required(X, "X", type(estimator).__name__)
     X, s = validate_data(estimator, X, s, reset=True, accept_sparse=accept_sparse, dtype=_FLOAT_DTYPES,
                          ensure_min_samples=2, y_numeric=False)
     _float32_range(X, "X")
@@ -266,6 +297,8 @@ def validate_predict_data(estimator: BaseEstimator, X: ArrayLike, *, accept_spar
     """Validate ``X`` at predict time: ``NotFittedError`` before ``fit``, then scikit-learn's checks of the number
     of features and of pandas feature names against those seen in ``fit``; return float32 ``X``."""
     check_is_fitted(estimator, attributes)
+    if not accept_sparse:
+        dense_required(X, "X", type(estimator).__name__)
     X = validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=_FLOAT_DTYPES)
     _float32_range(X, "X")
     return _as_compute_dtype(X, dtype)

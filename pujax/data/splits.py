@@ -1,6 +1,8 @@
 r"""PU training sets from fully labeled data: case-control, censoring and contamination (DESIGN §1).
 
-All functions are deterministic given the JAX key (an int seed is accepted too) and return numpy arrays.
+All functions are deterministic given the JAX key (an int seed is accepted too) and return numpy arrays
+(:func:`make_case_control` and :func:`make_censoring` also take a scipy sparse ``X`` (CSR / CSC) and return it
+sparse).
 
 * :func:`make_case_control` -- the seed papers' protocol: P = ``n_labeled`` random positives, U = *all* rows
   (so U may contain copies of the P rows); ``X_train = concat(X_P, X)``, ``s = concat(ones, zeros)``,
@@ -19,9 +21,18 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import numpy as np
+import scipy.sparse as sp
 
 from pujax._compile import jit
-from pujax.validation import as_key, check_binary_labels, check_float, check_int, check_X, host_split
+from pujax.validation import (
+    SPARSE_FORMATS,
+    as_key,
+    check_binary_labels,
+    check_float,
+    check_int,
+    check_X,
+    host_split,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -37,8 +48,8 @@ class PUSplit(NamedTuple):
     prior: float
 
 
-def _xy(X, y):
-    X = check_X(X)
+def _xy(X, y, accept_sparse=False):
+    X = check_X(X, accept_sparse=accept_sparse)
     y = check_binary_labels(y, name="y", n_samples=X.shape[0])
     return X, y
 
@@ -85,7 +96,7 @@ def make_case_control(key: jax.Array | int, X: ArrayLike, y: ArrayLike, n_labele
     >>> X_train.shape, s.tolist(), prior
     ((12, 2), [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 0.5)
     """
-    X, y = _xy(X, y)
+    X, y = _xy(X, y, accept_sparse=SPARSE_FORMATS)
     n_labeled = check_int(n_labeled, "n_labeled")
     pos = np.flatnonzero(y == 1)
     if n_labeled > pos.size:
@@ -93,7 +104,7 @@ def make_case_control(key: jax.Array | int, X: ArrayLike, y: ArrayLike, n_labele
     if pos.size == y.size:
         raise ValueError("y has no negative; the case-control protocol needs a population with both classes.")
     idx = _choice(as_key(key), pos, n_labeled)
-    X_train = np.concatenate([X[idx], X])
+    X_train = sp.vstack([X[idx], X], format=X.format) if sp.issparse(X) else np.concatenate([X[idx], X])
     s = np.concatenate([np.ones(n_labeled, np.int32), np.zeros(X.shape[0], np.int32)])
     prior = float(y.mean())
     if return_y:
@@ -130,7 +141,7 @@ def make_censoring(key: jax.Array | int, X: ArrayLike, y: ArrayLike, labeled_fra
     >>> bool(s[y == 0].sum() == 0), bool(0.25 < prior_u < 0.42)  # pi (1 - c) / (1 - pi c) = 1/3
     (True, True)
     """
-    X, y = _xy(X, y)
+    X, y = _xy(X, y, accept_sparse=SPARSE_FORMATS)
     c = check_float(labeled_fraction, "labeled_fraction", 0.0, 1.0, closed="right")
     draw = np.asarray(jax.random.uniform(as_key(key), (y.size,)))
     s = ((y == 1) & (draw < c)).astype(np.int32)

@@ -5,6 +5,9 @@ offline, so pujax uses a documented stand-in: TF-IDF (scikit-learn ``TfidfVector
 words, at most 50,000 terms) followed by ``TruncatedSVD`` to 300 dimensions (latent semantic analysis), both fitted
 on the 11,314 training documents only and applied to the 7,532 test documents. Results on this set are therefore not
 directly comparable with the papers' numbers.
+
+:func:`load_news20_texts` returns the raw documents and their group names instead, for text pipelines that build
+their own (sparse) features, e.g. ``TfidfVectorizer`` fitted on the training documents.
 """
 from __future__ import annotations
 
@@ -92,3 +95,36 @@ def load_news20(path: pathlib.Path, split: str = "all"):
     features, groups, is_test = news20_arrays(path)
     keep = split_rows(is_test, split)
     return finish(features[keep], news20_positive(groups[keep]))
+
+
+def load_news20_texts(data_dir=None, split: str = "all") -> tuple[list, np.ndarray]:
+    """The raw 20 Newsgroups (bydate) documents and their group names.
+
+    Parameters
+    ----------
+    data_dir : str or os.PathLike, optional
+        Folder holding ``20newsgroups/20news-bydate.tar.gz`` (default: the ``PUJAX_DATA`` environment variable).
+    split : {"all", "train", "test"}
+        The 11,314 training documents, the 7,532 test documents, or both (training first).
+
+    Returns
+    -------
+    texts : list of str
+        Documents decoded as latin-1, headers kept (the bydate version has no ``Newsgroups:`` line).
+    groups : ndarray of str
+        The newsgroup of every document (e.g. ``"sci.med"``).
+
+    Raises
+    ------
+    FileNotFoundError
+        The archive is missing (the message says where to get it).
+    """
+    from ._common import locate
+    from .registry import _SPECS
+
+    if split not in ("all", "train", "test"):
+        raise ValueError(f"split must be one of ('all', 'train', 'test'), got {split!r}.")
+    spec = _SPECS["news20"]
+    texts, groups, is_test = read_news20_tar(locate("news20", spec.files, data_dir, spec.how_to_get))
+    keep = split_rows(is_test, split)
+    return [t for t, k in zip(texts, keep) if k], groups[keep]

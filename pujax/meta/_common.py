@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import has_fit_parameter
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
 __all__ = ["PositiveProbaMixin", "as_float64", "base_or_default", "default_logistic", "check_base", "fit_base",
-           "positive_proba", "stratified_hold_out"]
+           "positive_proba", "stack_rows", "stratified_hold_out"]
 
 
 def default_logistic() -> LogisticRegression:
@@ -44,9 +45,15 @@ def check_base(estimator, name: str = "estimator", *, proba: bool = True):
 
 
 def as_float64(X):
-    """Dense float32 data as float64 for scikit-learn base models: their float64 arithmetic gives the same
-    prediction for a row whatever the batch it comes in."""
-    return X.astype(np.float64) if isinstance(X, np.ndarray) and X.dtype == np.float32 else X
+    """float32 data (dense or sparse) as float64 for scikit-learn base models: their float64 arithmetic gives the
+    same prediction for a row whatever the batch it comes in, and on a sparse matrix what it gives on its dense
+    copy."""
+    return X.astype(np.float64) if (isinstance(X, np.ndarray) or sp.issparse(X)) and X.dtype == np.float32 else X
+
+
+def stack_rows(blocks):
+    """The row blocks stacked: ``np.concatenate`` of dense blocks, a CSR matrix of sparse ones."""
+    return sp.vstack(blocks, format="csr") if sp.issparse(blocks[0]) else np.concatenate(blocks)
 
 
 def fit_base(estimator, X, y, sample_weight=None, name: str = "estimator"):

@@ -20,6 +20,7 @@ import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
 from sklearn.tree import DecisionTreeClassifier
@@ -27,10 +28,17 @@ from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
-from pujax.meta._common import PositiveProbaMixin, as_float64, check_base, fit_base, positive_proba
+from pujax.meta._common import (
+    PositiveProbaMixin,
+    as_float64,
+    check_base,
+    default_logistic,
+    fit_base,
+    positive_proba,
+)
 from pujax.persistence import register_estimator
-from pujax.preprocessing import StandardizedInputMixin
-from pujax.validation import check_bool, check_float, check_int
+from pujax.preprocessing import StandardizedInputMixin, check_standardize
+from pujax.validation import SPARSE_FORMATS, check_bool, check_float, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -125,7 +133,9 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     Parameters
     ----------
     estimator : classifier, default=None
-        Base model (cloned per bag); ``None`` is scikit-learn's ``DecisionTreeClassifier()``. Its
+        Base model (cloned per bag); ``None`` is scikit-learn's ``DecisionTreeClassifier()``, and for a scipy sparse
+        ``X`` (text) ``LogisticRegression(max_iter=1000)`` (the linear model of the paper's bagging SVM; trees split
+        on single terms). Its
         ``random_state`` is set to the bag's seed. A base model with ``fit_bags(X, y, bags)``
         (:class:`~pujax.svm.CWSVMClassifier`: the bagging SVM of Mordelet & Vert;
         :class:`~pujax.boosting.DecisionStumpClassifier`; :class:`~pujax.trees.SupervisedET`) fits every bag in one
@@ -145,15 +155,21 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         Seed of the bags (and of the base models).
     verbose : int, default=0
         joblib's verbosity.
+    standardize : "auto", bool, default="auto"
+        How ``X`` reaches the base models (:class:`~pujax.preprocessing.StandardizedInputMixin`): ``"auto"``
+        centres and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF
+        weights stay what a linear text model expects); ``True`` also scales a sparse ``X``, without centring;
+        ``False`` passes every ``X`` as given.
 
     Attributes
     ----------
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (n_features_in_,) or None
         The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
         :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
-        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
-        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
-        float32 trees).
+        models are fitted on ``z`` (float32 values), so predictions on dense ``X`` do not depend on the units or
+        offsets of the features even for a base model that depends on them (a regularised ``LogisticRegression``,
+        scikit-learn's float32 trees). None when ``X`` is passed as given (sparse ``X`` with
+        ``standardize="auto"``, or ``standardize=False``).
     estimators_ : list of classifiers
         The fitted base models.
     oob_decision_function_ : ndarray of shape (n_samples, 2)
@@ -182,10 +198,16 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     """
 
     _needs_prior = False
+    _accept_sparse = SPARSE_FORMATS
     _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*,2]"}
+    _expected_failed_checks = {
+        "check_sample_weight_equivalence_on_sparse_data":
+            "the default base for sparse X is scikit-learn's LogisticRegression, whose lbfgs stops at tol=1e-4: "
+            "weighted and repeated rows reach the same optimum only up to that tolerance",
+    }
 
     def __init__(self, estimator=None, *, n_estimators=100, max_samples=None, bootstrap=True, n_jobs=None,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, standardize="auto"):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -193,6 +215,7 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.standardize = standardize
 
     def _check_params(self):
         check_int(self.n_estimators, "n_estimators", 1)
@@ -201,13 +224,16 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         check_int(self.n_jobs, "n_jobs", None, allow_none=True)
         check_int(self.verbose, "verbose", 0)
         check_base(self.estimator, proba=False)
+        check_standardize(self.standardize)
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PUBaggingClassifier:
         """Fit ``n_estimators`` base models of labeled positives vs a resample of the unlabeled rows.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy sparse matrix of shape (n_samples, n_features)
+            Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified
+            (the base model must take sparse input).
         y : array-like of shape (n_samples,)
             PU labels ``s`` (the greater value marks labeled positives).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -219,7 +245,9 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         """
         self._check_params()
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
-        base = DecisionTreeClassifier() if self.estimator is None else self.estimator
+        base = self.estimator
+        if base is None:  # a linear model for text (sparse X), a tree otherwise
+            base = default_logistic() if sp.issparse(X) else DecisionTreeClassifier()
         k = bag_sizes(self.max_samples, int(s.sum()), int((s == 0).sum()), self.bootstrap)
         seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
         if callable(getattr(base, "fit_bags", None)) and w is None:  # a batched base model: one solve for all bags

@@ -35,12 +35,13 @@ from pujax.meta._common import (
     check_base,
     fit_base,
     positive_proba,
+    stack_rows,
     stratified_hold_out,
 )
 from pujax.persistence import register_estimator
-from pujax.preprocessing import StandardizedInputMixin
+from pujax.preprocessing import StandardizedInputMixin, check_standardize
 from pujax.prior._common import prior_from_label_frequency
-from pujax.validation import check_bool, check_float, check_in, check_int
+from pujax.validation import SPARSE_FORMATS, check_bool, check_float, check_in, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -94,15 +95,21 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         Estimator of ``c`` (§3).
     random_state : int, RandomState or None, default=None
         Seed of the hold-out split (or of the folds).
+    standardize : "auto", bool, default="auto"
+        How ``X`` reaches the base model (:class:`~pujax.preprocessing.StandardizedInputMixin`): ``"auto"``
+        centres and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF
+        weights stay what a linear text model expects); ``True`` also scales a sparse ``X``, without centring;
+        ``False`` passes every ``X`` as given.
 
     Attributes
     ----------
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (n_features_in_,) or None
         The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
         :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
-        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
-        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
-        float32 trees).
+        models are fitted on ``z`` (float32 values), so predictions on dense ``X`` do not depend on the units or
+        offsets of the features even for a base model that depends on them (a regularised ``LogisticRegression``,
+        scikit-learn's float32 trees). None when ``X`` is passed as given (sparse ``X`` with
+        ``standardize="auto"``, or ``standardize=False``).
     estimator_ : classifier
         ``g``, fitted on the rows not held out (on all rows with ``cv``).
     weighted_estimator_ : classifier or None
@@ -133,20 +140,24 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     """
 
     _needs_prior = False
+    _accept_sparse = SPARSE_FORMATS
     _fitted_schema = {"estimator_": "estimator", "weighted_estimator_": "estimator|none", "c_": "float"}
     _expected_failed_checks = {
         "check_sample_weight_equivalence_on_dense_data":
             "the hold-out set is drawn row by row, so repeated rows and integer weights give different splits",
+        "check_sample_weight_equivalence_on_sparse_data":
+            "the hold-out set is drawn row by row, so repeated rows and integer weights give different splits",
     }
 
     def __init__(self, estimator=None, *, hold_out_ratio=0.1, cv=None, weighted=False, c_estimator="e1",
-                 random_state=None):
+                 random_state=None, standardize="auto"):
         self.estimator = estimator
         self.hold_out_ratio = hold_out_ratio
         self.cv = cv
         self.weighted = weighted
         self.c_estimator = c_estimator
         self.random_state = random_state
+        self.standardize = standardize
 
     def _check_params(self):
         check_float(self.hold_out_ratio, "hold_out_ratio", 0.0, 1.0)
@@ -154,13 +165,15 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         check_bool(self.weighted, "weighted")
         check_in(self.c_estimator, "c_estimator", C_ESTIMATORS)
         check_base(self.estimator)
+        check_standardize(self.standardize)
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> ElkanNotoClassifier:
         """Fit ``g`` on labeled vs unlabeled rows, estimate ``c`` on the held-out rows (and fit the weighted model).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy sparse matrix of shape (n_samples, n_features)
+            Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified.
         y : array-like of shape (n_samples,)
             PU labels ``s``: the greater value (1, ``True``) marks labeled positives, the other unlabeled rows.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -206,7 +219,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         U = s == 0
         wu = elkan_noto_weights(positive_proba(g, X[U]), c)
         row_w = np.ones(X.shape[0]) if w is None else np.asarray(w, np.float64)
-        X2 = np.concatenate([X[~U], X[U], X[U]])
+        X2 = stack_rows([X[~U], X[U], X[U]])
         y2 = np.concatenate([np.ones(np.sum(~U) + np.sum(U), np.int32), np.zeros(np.sum(U), np.int32)])
         w2 = np.concatenate([row_w[~U], row_w[U] * wu, row_w[U] * (1.0 - wu)])
         keep = w2 > 0

@@ -23,15 +23,16 @@ from typing import TYPE_CHECKING, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from pujax.base import PUClassifierMixin
 from pujax.devices import cpu_threads
 from pujax.lbfgs import lbfgs_minimize
 from pujax.persistence import register_estimator, register_model
-from pujax.preprocessing import standardization, standardize
+from pujax.preprocessing import check_standardize, standardization, standardize
 from pujax.risk import LOSSES, nnpu_risk, upu_risk
-from pujax.validation import as_key, check_float, check_in, check_int, check_prior, host_rng
+from pujax.validation import SPARSE_FORMATS, as_key, check_float, check_in, check_int, check_prior, host_rng
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -71,12 +72,23 @@ def random_fourier_weights(key, n_features: int, n_components: int, gamma: float
 
 def linear_pu_features(mean, scale, rff_weights, rff_offset, X) -> np.ndarray:
     """Standardised ``X`` (:func:`pujax.preprocessing.standardize`: float64 arithmetic, float32 result), mapped to
-    ``sqrt(2/D) cos(Z W + u)`` when ``D = rff_weights.shape[1] > 0`` (NumPy)."""
+    ``sqrt(2/D) cos(Z W + u)`` when ``D = rff_weights.shape[1] > 0`` (NumPy). A scipy sparse ``X`` with a zero
+    ``mean`` stays sparse (float32); its random features are dense."""
     Z = standardize(X, mean, scale)
     D = rff_weights.shape[1]
     if D == 0:
         return Z.astype(np.float32)
     return (np.sqrt(2.0 / D) * np.cos(Z @ np.asarray(rff_weights) + np.asarray(rff_offset))).astype(np.float32)
+
+
+def _scores(Theta, Z) -> np.ndarray:
+    """``Theta @ Z.T`` (B, n) for dense or scipy sparse features ``Z`` (n, k)."""
+    return (Z @ Theta.T).T if sp.issparse(Z) else Theta @ Z.T
+
+
+def _pull_back(G, Z) -> np.ndarray:
+    """``G @ Z`` (B, k) for per-row weights ``G`` (B, n) and dense or scipy sparse ``Z`` (n, k)."""
+    return (Z.T @ G.T).T if sp.issparse(Z) else G @ Z
 
 
 def linear_pu_objective(params: tuple[jax.Array, jax.Array], Z: ArrayLike, s: ArrayLike, w: ArrayLike, prior: float,
@@ -133,7 +145,10 @@ class _PUObjective:
 
     def __init__(self, Z, s, W, prior, C, loss: str, non_negative: bool):
         pos = np.asarray(s) == 1
-        self.Zp, self.Zu = (np.ascontiguousarray(Z[rows], np.float32) for rows in (pos, ~pos))
+        if sp.issparse(Z):  # products as sparse x dense: the (n, k) features are never densified
+            self.Zp, self.Zu = (sp.csr_matrix(Z[rows], dtype=np.float32) for rows in (pos, ~pos))
+        else:
+            self.Zp, self.Zu = (np.ascontiguousarray(Z[rows], np.float32) for rows in (pos, ~pos))
         n_p, n_u = W[:, pos].sum(1, keepdims=True), W[:, ~pos].sum(1, keepdims=True)
         self.Ap = (prior * W[:, pos] / np.where(n_p > 0, n_p, 1.0)).astype(np.float32)  # labeled rows: pi w / n_P
         self.Bu = (W[:, ~pos] / np.where(n_u > 0, n_u, 1.0)).astype(np.float32)  # unlabeled rows: w / n_U
@@ -145,21 +160,21 @@ class _PUObjective:
         coef, b = Theta[:, :-1], Theta[:, -1:].astype(np.float32)
         coef32 = coef.astype(np.float32)
         Ap, Bu, total = self.Ap[rows], self.Bu[rows], self.total[rows]
-        l_pos, d_pos, l_neg_p, d_neg_p = _losses(self.loss, coef32 @ self.Zp.T + b)  # labeled rows: l(g), l(-g)
-        _, _, l_neg_u, d_neg_u = _losses(self.loss, coef32 @ self.Zu.T + b)  # unlabeled rows: l(-g)
+        l_pos, d_pos, l_neg_p, d_neg_p = _losses(self.loss, _scores(coef32, self.Zp) + b)  # labeled: l(g), l(-g)
+        _, _, l_neg_u, d_neg_u = _losses(self.loss, _scores(coef32, self.Zu) + b)  # unlabeled rows: l(-g)
         neg = _row_sum(Bu * l_neg_u) - _row_sum(Ap * l_neg_p)
         on = (neg > 0) | (not self.non_negative)  # nnPU's max(0, .) passes the negative part's gradient where > 0
         on32 = on.astype(np.float32)[:, None]
         dGp = (Ap * (d_pos + on32 * d_neg_p)).astype(np.float32)
         dGu = (-on32 * Bu * d_neg_u).astype(np.float32)
         value = _row_sum(Ap * l_pos) + np.where(on, neg, 0.0) + 0.5 * np.sum(coef * coef, 1) / total
-        grad_coef = (dGp @ self.Zp + dGu @ self.Zu).astype(np.float64) + coef / total[:, None]
+        grad_coef = (_pull_back(dGp, self.Zp) + _pull_back(dGu, self.Zu)).astype(np.float64) + coef / total[:, None]
         return value, np.concatenate([grad_coef, (_row_sum(dGp) + _row_sum(dGu))[:, None]], axis=1)
 
 
 def _unit_spread(Theta, Z, W):
     """Each row of ``Theta`` scaled down so that the weighted standard deviation of its scores is at most 1."""
-    G = Theta[:, :-1] @ Z.T
+    G = _scores(Theta[:, :-1], Z)
     mean = np.sum(W * G, 1, keepdims=True) / np.sum(W, 1, keepdims=True)
     sd = np.sqrt(np.sum(W * (G - mean) ** 2, 1) / np.sum(W, 1))
     return Theta * np.where(sd > 1.0, 1.0 / np.maximum(sd, 1.0), 1.0)[:, None]
@@ -172,12 +187,13 @@ def _solve_batch(Z, s, W, prior, C, loss, risk, max_iter, tol, group=None):
     that share their row weights (those of the group's first problem); ``group=None``: one start per problem. A
     solve ends at ``max_iter`` iterations, a gradient norm below ``tol`` or a relative decrease below ``_FTOL``.
     Returns ``(Theta (B, k + 1), n_iter (B,), values (B,))``."""
-    Z, W, C = np.asarray(Z, np.float64), np.asarray(W, np.float64), np.asarray(C, np.float64)
+    Z = Z if sp.issparse(Z) else np.asarray(Z, np.float64)
+    W, C = np.asarray(W, np.float64), np.asarray(C, np.float64)
     B, k = W.shape[0], Z.shape[1] + 1
     _, first, of = np.unique(np.arange(B) if group is None else group, return_index=True, return_inverse=True)
     start_W = W[first]
     # BLAS threads pay off on large products only; on small ones they contend for the cores
-    with cpu_threads(1 if B * Z.size < 2_000_000 else None, user_api="blas"):
+    with cpu_threads(1 if B * (Z.nnz if sp.issparse(Z) else Z.size) < 2_000_000 else None, user_api="blas"):
         if (loss, risk) == ("logistic", "upu"):  # convex: the start is the answer
             res = lbfgs_minimize(_PUObjective(Z, s, W, prior, C, loss, False), np.zeros((B, k)), max_iter, tol,
                                  ftol=_FTOL)
@@ -206,12 +222,32 @@ def _zero_one_upu(G, s, W, prior):
     return prior * mean(G <= 0, wp) + mean(G >= 0, wu) - prior * mean(G >= 0, wp)
 
 
+def _penalty_scale(Z, w) -> float:
+    """``C``'s factor for features read as given: the number of non-constant features over the rows' weighted mean
+    squared norm, so that ``|coef|^2 / (2 C n)`` weighs as on standardised features (whose mean squared norm is that
+    number). For TF-IDF rows of unit norm: about the number of terms."""
+    w = np.asarray(w, np.float64)
+    Zw = Z[w > 0]
+    sq = np.asarray(Z.multiply(Z).sum(axis=1)).ravel() if sp.issparse(Z) else np.einsum("ij,ij->i", Z, Z)
+    mean_sq = float(np.sum(w * sq) / max(np.sum(w), 1e-300))
+    spread = Zw.max(axis=0) != Zw.min(axis=0)
+    live = spread.nnz if sp.issparse(spread) else int(np.count_nonzero(spread))
+    return max(live, 1) / mean_sq if mean_sq > 0 else 1.0
+
+
 def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigmoid", risk: str = "nnpu",
                   C: float | str = 1.0, rff: tuple[ArrayLike, ArrayLike] | None = None, max_iter: int = 200,
                   tol: float = 1e-5, sample_weight: ArrayLike | None = None, n_folds: int = 3,
-                  random_state: int | np.random.Generator | None = None) -> tuple[LinearPUModel, float, int, float]:
-    """Fit a :class:`LinearPUModel` on validated ``X`` ((n, d), standardised in float64) and PU labels ``s``
+                  random_state: int | np.random.Generator | None = None,
+                  standardize: bool = True) -> tuple[LinearPUModel, float, int, float]:
+    """Fit a :class:`LinearPUModel` on validated ``X`` ((n, d), dense or scipy sparse) and PU labels ``s``
     (int {0, 1}).
+
+    ``standardize``: ``X`` standardised in float64 (a sparse ``X`` scaled without centring, still sparse); False:
+    read as given (the model's ``mean`` 0 and ``scale`` 1), and the linear model's ``C`` multiplied by the number of
+    non-constant features over the rows' weighted mean squared norm (:func:`_penalty_scale`), so that a value of
+    ``C`` regularises as much as on standardised features (TF-IDF rows of unit norm: ``C`` times about the number
+    of terms).
 
     ``rff``: ``None`` (linear) or ``(W, u)`` from :func:`random_fourier_weights`. ``C="auto"``: each value of
     :data:`C_GRID` is fitted on ``n_folds`` training folds and on all rows in one batch (each fold's candidates from
@@ -219,8 +255,8 @@ def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigm
     folds; ties to the smaller ``C``) is kept: the model equals a fit with that ``C`` given. Returns
     ``(model, C, n_iter, objective)``.
     """
-    n, d = np.shape(X)
-    mean, scale = standardization(X, sample_weight=sample_weight)
+    n, d = X.shape
+    mean, scale = standardization(X, sample_weight=sample_weight) if standardize else (np.zeros(d), np.ones(d))
     w = np.ones(n, np.float32) if sample_weight is None else np.asarray(sample_weight, np.float32)
     s = np.asarray(s, np.int32)
     Wr, u = (np.zeros((d, 0), np.float32), np.zeros(0, np.float32)) if rff is None else map(np.asarray, rff)
@@ -230,11 +266,12 @@ def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigm
     fold = _folds(s, w, n_folds, np.random.default_rng(random_state)) if grid.size > 1 else np.full(n, -1)
     held = [fold == k for k in range(n_folds)] if grid.size > 1 else []
     W = np.stack([w * ~h for h in held for _ in grid] + [w for _ in grid]).astype(np.float32)
-    Theta, count, values = _solve_batch(Z, s, W, float(prior), np.tile(grid, len(held) + 1), loss, risk, max_iter, tol,
-                                        group=np.repeat(np.arange(len(held) + 1), grid.size))
+    reg = 1.0 if standardize or rff is not None else _penalty_scale(Z, w)
+    Theta, count, values = _solve_batch(Z, s, W, float(prior), reg * np.tile(grid, len(held) + 1), loss, risk,
+                                        max_iter, tol, group=np.repeat(np.arange(len(held) + 1), grid.size))
     best = 0
     if held:
-        G = Theta[: len(held) * grid.size, :-1] @ Z.T + Theta[: len(held) * grid.size, -1:]
+        G = _scores(Theta[: len(held) * grid.size, :-1], Z) + Theta[: len(held) * grid.size, -1:]
         Wv = np.stack([w * h for h in held for _ in grid])
         best = int(np.argmin(_zero_one_upu(G, s, Wv, prior).reshape(len(held), grid.size).sum(0)))
     i = len(held) * grid.size + best
@@ -264,7 +301,9 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     C : float > 0 or "auto", default="auto"
         Inverse L2 regularisation strength (scikit-learn's convention: penalty ``|w|^2 / (2 C n)``); ``"auto"``
         picks it from :data:`C_GRID` by ``n_folds``-fold cross-validation of the uPU risk with the zero-one loss
-        (all folds and candidates fitted as one batch).
+        (all folds and candidates fitted as one batch). ``C`` is relative to standardised features: on features
+        read as given (sparse ``X`` by default) the linear model's penalty is rescaled by their mean squared row
+        norm (:func:`linear_pu_fit`), so TF-IDF rows of unit norm are not over-regularised.
     n_folds : int >= 2, default=3
         Folds of the cross-validation of ``C="auto"``.
     kernel : {None, "rbf"}, default=None
@@ -280,6 +319,10 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         Stop when the gradient norm is below ``tol``.
     random_state : int, RandomState, JAX key or None, default=None
         Seed of the random Fourier features, of the cross-validation folds and of ``prior="auto"``.
+    standardize : "auto", bool, default="auto"
+        ``"auto"``: dense ``X`` is centred and scaled per feature (float64) and a scipy sparse ``X`` (CSR / CSC)
+        read as given, still sparse (TF-IDF rows keep their weighting; the risk's products are sparse x dense);
+        ``True``: a sparse ``X`` is scaled without centring; ``False``: every ``X`` is read as given.
 
     Attributes
     ----------
@@ -316,6 +359,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     """
 
     _fitted_schema = {"model_": "model:LinearPUModel", "n_iter_": "int", "objective_": "float", "C_": "float"}
+    _accept_sparse = SPARSE_FORMATS
     _input_dtype = None  # float32 or float64 as given; standardised in float64 blocks (pujax.preprocessing)
     _expected_failed_checks = {
         "check_classifiers_train": "every positive of the check's data is labeled, so the unlabeled rows hold no "
@@ -323,10 +367,12 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
                                    "minimised by a nearly all-negative score",
         "check_sample_weight_equivalence_on_dense_data":
             'prior="auto" is estimated from the rows without their weights, so repeated rows change the prior',
+        "check_sample_weight_equivalence_on_sparse_data":
+            'prior="auto" is estimated from the rows without their weights, so repeated rows change the prior',
     }
 
     def __init__(self, prior="auto", *, loss="sigmoid", risk="nnpu", C="auto", n_folds=3, kernel=None,
-                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None):
+                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None, standardize="auto"):
         self.prior = prior
         self.loss = loss
         self.risk = risk
@@ -338,6 +384,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.standardize = standardize
 
     def _check_params(self):
         check_prior(self.prior)
@@ -351,13 +398,15 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         check_float(self.gamma, "gamma", 0.0, None, allow_none=True)
         check_int(self.max_iter, "max_iter", 1)
         check_float(self.tol, "tol", 0.0, None, closed="left")
+        check_standardize(self.standardize)
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> NNPULinearClassifier:
         """Minimise the PU risk of a linear score on (random features of) the standardised ``X``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy sparse matrix of shape (n_samples, n_features)
+            Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified.
         y : array-like of shape (n_samples,)
             PU labels ``s`` (the greater value marks labeled positives).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -377,7 +426,8 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         C = "auto" if isinstance(self.C, str) else float(self.C)
         self.model_, self.C_, self.n_iter_, self.objective_ = linear_pu_fit(
             X, s, prior, loss=self.loss, risk=self.risk, C=C, rff=rff, max_iter=self.max_iter, tol=float(self.tol),
-            sample_weight=w, n_folds=self.n_folds, random_state=host_rng(key))
+            sample_weight=w, n_folds=self.n_folds, random_state=host_rng(key),
+            standardize=self.standardize is True or (self.standardize == "auto" and not sp.issparse(X)))
         return self
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:

@@ -32,11 +32,12 @@ from pujax.meta._common import (
     default_logistic,
     fit_base,
     positive_proba,
+    stack_rows,
 )
 from pujax.meta.elkan_noto import elkan_noto_weights, estimate_label_frequency
 from pujax.persistence import register_estimator
-from pujax.preprocessing import StandardizedInputMixin, standardization, standardize
-from pujax.validation import check_float, check_int, check_pu_labels, check_X
+from pujax.preprocessing import StandardizedInputMixin, check_standardize, standardization, standardize
+from pujax.validation import SPARSE_FORMATS, check_float, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -65,7 +66,7 @@ def _fit_f(base, X, p, w):
     y2 = np.r_[np.ones(n, np.int32), np.zeros(n, np.int32)]
     w2 = np.r_[w * p, w * (1.0 - p)]
     keep = w2 > 0
-    return fit_base(base, np.concatenate([X, X])[keep], y2[keep], w2[keep])
+    return fit_base(base, stack_rows([X, X])[keep], y2[keep], w2[keep])
 
 
 def _fit_e(base, Xe, s, p, w):
@@ -142,16 +143,17 @@ def scar_check(X: ArrayLike, s: ArrayLike, *, propensity_features: Sequence[int]
 
     Fits SAR-EM with a logistic propensity on ``propensity_features`` (default: every column) and EM with a
     constant propensity; ``2 (ll_SAR - ll_SCAR)`` is compared with a chi-squared law with one degree of freedom
-    per propensity feature. Warns (:class:`SCARWarning`) when the p-value is below ``alpha``.
+    per propensity feature. Warns (:class:`SCARWarning`) when the p-value is below ``alpha``. ``X`` is
+    standardised (a scipy sparse ``X`` scaled without centring, still sparse).
 
     References: J. Bekker, P. Robberechts, J. Davis, "Beyond the selected completely at random assumption for
     learning from positive and unlabeled data", ECML-PKDD 2019.
     """
-    X = check_X(X, dtype=np.float64)
+    X = check_X(X, dtype=np.float64, accept_sparse=SPARSE_FORMATS)
     s = check_pu_labels(s, n_samples=X.shape[0])
     alpha = check_float(alpha, "alpha", 0.0, 1.0)
     max_iter = check_int(max_iter, "max_iter", 1)
-    X = standardize(X, *standardization(X), dtype=np.float64)
+    X = standardize(X, *standardization(X), dtype=np.float64)  # sparse X: scaled, not centred
     *_, ll_sar = sar_em(X, s, propensity_features=propensity_features, max_iter=max_iter)
     *_, ll_scar = sar_em(X, s, propensity_features=[], max_iter=max_iter)
     k = X.shape[1] if propensity_features is None else len(np.atleast_1d(propensity_features))
@@ -181,15 +183,20 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
         EM iterations at most.
     tol : float, default=1e-5
         Stop when the log-likelihood changes by less than ``tol`` times its magnitude.
+    standardize : "auto", bool, default="auto"
+        How ``X`` reaches the models (:class:`~pujax.preprocessing.StandardizedInputMixin`): ``"auto"`` centres
+        and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse; ``True`` also
+        scales a sparse ``X``, without centring; ``False`` passes every ``X`` as given.
 
     Attributes
     ----------
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (n_features_in_,) or None
         The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
-        :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
-        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
-        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
-        float32 trees).
+        :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the models
+        are fitted on ``z`` (float32 values), so predictions on dense ``X`` do not depend on the units or offsets
+        of the features even for a base model that depends on them (a regularised ``LogisticRegression``,
+        scikit-learn's float32 trees). None when ``X`` is passed as given (sparse ``X`` with
+        ``standardize="auto"``, or ``standardize=False``).
     estimator_ : classifier
         ``f``, the model of ``p(y=1 | x)`` (``predict_proba``).
     propensity_estimator_ : classifier or float
@@ -219,6 +226,7 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
     """
 
     _needs_prior = False
+    _accept_sparse = SPARSE_FORMATS
     _fitted_schema = {"estimator_": "estimator", "propensity_estimator_": "estimator|float", "n_iter_": "int",
                       "log_likelihood_": "float"}
     _expected_failed_checks = {
@@ -228,16 +236,18 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
     }
 
     def __init__(self, estimator=None, *, propensity_estimator=None, propensity_features=None, max_iter=100,
-                 tol=1e-5):
+                 tol=1e-5, standardize="auto"):
         self.estimator = estimator
         self.propensity_estimator = propensity_estimator
         self.propensity_features = propensity_features
         self.max_iter = max_iter
         self.tol = tol
+        self.standardize = standardize
 
     def _check_params(self):
         check_int(self.max_iter, "max_iter", 1)
         check_float(self.tol, "tol", 0.0, None, closed="left")
+        check_standardize(self.standardize)
         for name in ("estimator", "propensity_estimator"):
             check_base(getattr(self, name), name)
         if self.propensity_features is not None:
@@ -251,7 +261,8 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy sparse matrix of shape (n_samples, n_features)
+            Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
 

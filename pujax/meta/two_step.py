@@ -7,7 +7,8 @@ Step one (``negatives``):
   unlabeled set; a classifier of the remaining positives against unlabeled + spies gives the threshold ``t``
   below which a ``noise_level`` fraction of the spies score; unlabeled rows scoring below ``t`` are reliable
   negatives.
-* ``"rocchio"`` (Liu et al. 2003, Li & Liu 2003): with unit-normalised rows (of the standardised features), the
+* ``"rocchio"`` (Liu et al. 2003, Li & Liu 2003): with unit-normalised rows (of ``X`` as the estimator passes it:
+  standardised dense features, TF-IDF rows of a sparse matrix as given), the
   prototypes :math:`c^+ = \alpha\,\bar{x}_P - \beta\,\bar{x}_U` and :math:`c^- = \alpha\,\bar{x}_U -
   \beta\,\bar{x}_P` (:math:`\alpha = 16, \beta = 4`); an unlabeled row closer in cosine to :math:`c^-` is a
   reliable negative.
@@ -25,7 +26,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
@@ -38,8 +41,8 @@ from pujax.meta._common import (
     positive_proba,
 )
 from pujax.persistence import register_estimator
-from pujax.preprocessing import StandardizedInputMixin, standardization, standardize
-from pujax.validation import check_float, check_in, check_int
+from pujax.preprocessing import StandardizedInputMixin, check_standardize
+from pujax.validation import SPARSE_FORMATS, check_float, check_in, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -82,10 +85,15 @@ def threshold_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: Arra
 
 
 def rocchio_negatives(X: ArrayLike, s: ArrayLike, alpha: float = 16.0, beta: float = 4.0) -> np.ndarray:
-    """Unlabeled rows closer (cosine) to the negative Rocchio prototype than to the positive one (Liu et al. 2003)."""
-    Z = standardize(X, *standardization(X), dtype=np.float64)
-    Z = Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
-    mp, mu = Z[s == 1].mean(0), Z[s == 0].mean(0)
+    """Unlabeled rows closer (cosine) to the negative Rocchio prototype than to the positive one (Liu et al. 2003).
+
+    Rows of ``X`` (dense, or scipy sparse: the prototypes are dense, the rows stay sparse) are unit-normalised in
+    float64; pass the features the cosine should compare (:class:`TwoStepClassifier` passes them standardised when
+    dense, as given when sparse)."""
+    from sklearn.preprocessing import normalize
+
+    Z = normalize(X.astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64))
+    mp, mu = (np.asarray(Z[s == k].mean(0), np.float64).ravel() for k in (1, 0))
     c_pos, c_neg = alpha * mp - beta * mu, alpha * mu - beta * mp
     U = np.flatnonzero(s == 0)
     cos_pos = Z[U] @ c_pos / max(np.linalg.norm(c_pos), 1e-12)
@@ -101,7 +109,11 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
     Parameters
     ----------
     estimator : classifier with ``predict_proba``, default=None
-        Base model of both steps; ``None`` is scikit-learn's ``LogisticRegression(max_iter=1000)``.
+        Base model of both steps; ``None`` is scikit-learn's ``LogisticRegression(max_iter=1000)``, and for a scipy
+        sparse ``X`` (text) ``LogisticRegression(class_weight="balanced", max_iter=1000)``: on TF-IDF rows a
+        regularised logistic model of the few labeled positives against the many reliable negatives would put every
+        document below probability 0.5 (Liu et al.'s second steps -- EM over all of U, an SVM -- are not held to
+        that threshold).
     negatives : {"spy", "rocchio", "threshold"}, default="spy"
         How step one finds reliable negatives (module docstring).
     iterate : int, default=0
@@ -112,15 +124,21 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         Fraction of spies (or of labeled positives, ``"threshold"``) allowed below the threshold.
     random_state : int, RandomState or None, default=None
         Seed of the choice of spies.
+    standardize : "auto", bool, default="auto"
+        How ``X`` reaches both steps (:class:`~pujax.preprocessing.StandardizedInputMixin`): ``"auto"`` centres
+        and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF rows keep
+        the weights Rocchio's cosine and a linear text model expect); ``True`` also scales a sparse ``X``, without
+        centring; ``False`` passes every ``X`` as given.
 
     Attributes
     ----------
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (n_features_in_,) or None
         The per-feature standardisation ``z = (x - mean_) / scale_`` (float64, weighted by ``sample_weight``;
         :mod:`pujax.preprocessing`) applied to ``X`` in ``fit`` and in every method that reads ``X``: the base
-        models are fitted on ``z`` (float32 values), so predictions do not depend on the units or offsets of the
-        features even for a base model that depends on them (a regularised ``LogisticRegression``, scikit-learn's
-        float32 trees).
+        models are fitted on ``z`` (float32 values), so predictions on dense ``X`` do not depend on the units or
+        offsets of the features even for a base model that depends on them (a regularised ``LogisticRegression``,
+        scikit-learn's float32 trees). None when ``X`` is passed as given (sparse ``X`` with
+        ``standardize="auto"``, or ``standardize=False``).
     estimator_ : classifier
         The step-two model kept (first or last, by the selection rule).
     reliable_negatives_ : ndarray of int
@@ -149,16 +167,18 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
     """
 
     _needs_prior = False
+    _accept_sparse = SPARSE_FORMATS
     _fitted_schema = {"estimator_": "estimator", "reliable_negatives_": "i[*]", "n_iter_": "int"}
 
     def __init__(self, estimator=None, *, negatives="spy", iterate=0, spy_ratio=0.15, noise_level=0.15,
-                 random_state=None):
+                 random_state=None, standardize="auto"):
         self.estimator = estimator
         self.negatives = negatives
         self.iterate = iterate
         self.spy_ratio = spy_ratio
         self.noise_level = noise_level
         self.random_state = random_state
+        self.standardize = standardize
 
     def _check_params(self):
         check_in(self.negatives, "negatives", NEGATIVES)
@@ -166,6 +186,7 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         check_float(self.spy_ratio, "spy_ratio", 0.0, 1.0)
         check_float(self.noise_level, "noise_level", 0.0, 1.0, closed="left")
         check_base(self.estimator)
+        check_standardize(self.standardize)
 
     def _step_one(self, base, X, s, w):
         if self.negatives == "spy":
@@ -180,7 +201,8 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy sparse matrix of shape (n_samples, n_features)
+            Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified.
         y : array-like of shape (n_samples,)
             PU labels ``s`` (the greater value marks labeled positives).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -192,7 +214,10 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         """
         self._check_params()
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
-        base = base_or_default(self.estimator)
+        base = self.estimator
+        if base is None:  # text: a sparse X is read as given, and the classes of both steps are balanced
+            base = (LogisticRegression(class_weight="balanced", max_iter=1000) if sp.issparse(X)
+                    else base_or_default(None))
         P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
         rn = np.sort(self._step_one(base, X, s, w))
         first = model = self._step_two(base, X, P, rn, w)

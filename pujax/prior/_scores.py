@@ -6,10 +6,13 @@ that in case-control data where U holds copies of the labeled rows (as in the pa
 scored by a model that saw its unlabeled copy. A value repeated in more than ``MAX_GROUP`` rows (low-cardinality or
 boolean features) is not a copy but a common value: its rows are spread over the folds like distinct rows, so that
 every fold's model sees every common value (keeping them together would train and score on disjoint regions).
+A scipy sparse ``X`` stays sparse: duplicates are found from its stored entries and the default classifier is a
+logistic regression on the sparse matrix.
 """
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from pujax.preprocessing import duplicate_groups
 
@@ -33,9 +36,14 @@ def stratified_folds(groups, s, n_folds, rng):
     return fold_of_group[groups]
 
 
-def default_classifier(seed, n_features, min_class_count=EARLY_STOPPING_MIN_CLASS):
+def default_classifier(seed, n_features, min_class_count=EARLY_STOPPING_MIN_CLASS, sparse=False):
     """HistGradientBoosting (early stopping when each class of the training fold has at least 20 rows); for more
-    than 256 features (images) after a randomized PCA(50)."""
+    than 256 features (images) after a randomized PCA(50). For a scipy sparse ``X`` (text): scikit-learn's
+    ``LogisticRegression(max_iter=1000)`` on the sparse matrix as given."""
+    if sparse:
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(max_iter=1000)
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     early = min_class_count >= EARLY_STOPPING_MIN_CLASS
@@ -50,7 +58,9 @@ def default_classifier(seed, n_features, min_class_count=EARLY_STOPPING_MIN_CLAS
     return make_pipeline(PCA(n_components=50, svd_solver="randomized", random_state=seed), hgb)
 
 
-def classifier_name(classifier, n_features) -> str:
+def classifier_name(classifier, n_features, sparse=False) -> str:
+    if classifier is None and sparse:
+        return "LogisticRegression (default for sparse X)"
     if classifier is None:
         return "HistGradientBoostingClassifier (default" + (", after PCA(50))" if n_features > PCA_ABOVE else ")")
     return type(classifier).__name__
@@ -88,8 +98,8 @@ def cross_fit_scores(X, s, classifier, n_folds, seed, need_proba, n_jobs=1, meth
     for f in range(n_folds):
         tr, te = folds != f, folds == f
         n_train_labeled = int(s[tr].sum())
-        model = (default_classifier(seed, X.shape[1], min(n_train_labeled, int(tr.sum()) - n_train_labeled))
-                 if classifier is None else clone(classifier))
+        model = (default_classifier(seed, X.shape[1], min(n_train_labeled, int(tr.sum()) - n_train_labeled),
+                                    sparse=sp.issparse(X)) if classifier is None else clone(classifier))
         with cpu_threads(n_jobs):
             model.fit(X[tr], s[tr])
             scores[te] = _score(model, X[te], need_proba, method)

@@ -1,4 +1,10 @@
-"""``estimate_prior``: one entry point for every prior estimator of :mod:`pujax.prior`."""
+"""``estimate_prior``: one entry point for every prior estimator of :mod:`pujax.prior`.
+
+A scipy sparse ``X`` (CSR / CSC; other formats are converted to CSR) is never densified: the score-based methods
+cross-fit their classifier (by default a logistic regression) on sparse folds, "km1" / "km2" compute their kernel
+from sparse row products, and "tice" bins its columns from the stored values (a dense uint8 matrix of interval
+codes, n_samples x n_features bytes).
+"""
 from __future__ import annotations
 
 import time
@@ -6,12 +12,13 @@ import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 
 from pujax.prior import bbe, dedpul, elkan_noto, km, tice
 from pujax.prior._common import PRIOR_EPS, PriorEstimate, label_frequency_from_prior, seed_from
 from pujax.prior._registry import Context
 from pujax.prior._scores import classifier_name, cross_fit_scores
-from pujax.validation import as_key, check_float, check_in, check_int, check_X_s
+from pujax.validation import SPARSE_FORMATS, as_key, check_float, check_in, check_int, check_X_s
 
 if TYPE_CHECKING:
     from typing import Any
@@ -70,8 +77,8 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Features (numeric or boolean).
+    X : array-like or scipy sparse matrix of shape (n_samples, n_features)
+        Features (numeric or boolean); a sparse ``X`` (CSR / CSC) is never densified (``docs/sparse.md``).
     s : array-like of shape (n_samples,)
         PU labels (1 = labeled positive, 0 = unlabeled; bool and {-1, +1} accepted).
     method : str, default="bbe"
@@ -81,7 +88,7 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
         P-vs-U classifier of the score-based methods (cloned and fitted per fold; methods that need
         probabilities require ``predict_proba``, "bbe" also accepts ``decision_function``). Default:
         ``HistGradientBoostingClassifier`` with early stopping (after a randomized PCA to 50 components when X has
-        more than 256 columns). Not used by "tice".
+        more than 256 columns); for a sparse ``X``, ``LogisticRegression(max_iter=1000)``. Not used by "tice".
     n_bootstrap : int or None, default=None
         Bootstrap resamples of the interval (batched in JAX). ``None``: 200, and 20 for "km1" / "km2" (each
         resample solves the method's QPs again).
@@ -132,7 +139,7 @@ def estimate_prior(X: ArrayLike, s: ArrayLike, method: str = "bbe", *, classifie
     True
     """
     t0 = time.perf_counter()
-    X, s = check_X_s(X, s)
+    X, s = check_X_s(X, s, accept_sparse=SPARSE_FORMATS)
     check_in(method, "method", METHODS)
     opts, interval = _method_options(method, method_kwargs)
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap", low=2, allow_none=True) or _REGISTRY[method].default_bootstrap
@@ -154,7 +161,7 @@ def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, r
             f"estimate_prior needs at least n_folds={n_folds} labeled and unlabeled rows; got n_labeled={n_l}, "
             f"n_unlabeled={n_u}."
         )
-    if X.shape[0] > 1 and not np.any(X != X[:1]):
+    if X.shape[0] > 1 and _one_distinct_row(X):
         raise ValueError(
             "X holds a single distinct row (every column is constant): labeled and unlabeled rows cannot be told "
             "apart, so the class prior is not identifiable from X; pass features that vary between rows."
@@ -169,7 +176,7 @@ def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, r
         t_fit = time.perf_counter()
         scores, _ = cross_fit_scores(X, s, classifier, n_folds, seed, need_proba=(spec.scores == "proba"),
                                      n_jobs=opts["n_jobs"], method=spec.name)
-        diag["classifier"] = classifier_name(classifier, X.shape[1])
+        diag["classifier"] = classifier_name(classifier, X.shape[1], sp.issparse(X))
         diag["classifier_time_s"] = time.perf_counter() - t_fit
         diag["pu_auc"] = float(roc_auc_score(s, scores))
     ctx = Context(X=X, s=s, n_l=n_l, n_u=n_u, key=as_key(seed), seed=seed, n_bootstrap=n_bootstrap,
@@ -177,6 +184,13 @@ def _estimate(X, s, spec, opts, interval, classifier, n_bootstrap, confidence, r
     raw, boot, ci, method_diag = spec.run(ctx, **opts)
     diag.update(method_diag)
     return _result(raw, boot, ci, spec.name, confidence, n_l, n_u, diag, t0)
+
+
+def _one_distinct_row(X) -> bool:
+    """Whether every row of ``X`` (dense or scipy sparse) equals the first."""
+    if sp.issparse(X):
+        return (X.max(axis=0) != X.min(axis=0)).nnz == 0
+    return not np.any(X != X[:1])
 
 
 def _result(raw, boot, ci, method, confidence, n_l, n_u, diag, t0):

@@ -37,10 +37,11 @@ from typing import TYPE_CHECKING
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 
 from pujax._compile import jit
 from pujax.devices import device_mesh, to_host
-from pujax.linalg import matmul, squared_distances
+from pujax.linalg import matmul, sparse_squared_distances, squared_distances
 from pujax.preprocessing import standardization, standardize
 from pujax.prior._common import map_resamples
 from pujax.validation import host_fold_in
@@ -59,15 +60,28 @@ _KM2_STEP = 0.05
 _KM2_MIX = 0.2
 
 
+@jit("heavy")
 def _sq_dists(Z):
     return squared_distances(Z, Z)
 
 
+def _standardized_sq_dists(Xm, Xc, dt):
+    """Squared distances of the rows of ``[Xm; Xc]`` standardised per feature (a scipy sparse pair scaled without
+    centring, which leaves the distances of the centred rows: the products stay sparse)."""
+    if sp.issparse(Xm) or sp.issparse(Xc):
+        Z = sp.vstack([sp.csr_matrix(Xm, dtype=np.float64), sp.csr_matrix(Xc, dtype=np.float64)], format="csr")
+        Z = standardize(Z, *standardization(Z), dtype=np.float64)
+        return jnp.asarray(sparse_squared_distances(Z, Z), dt)
+    Z = np.vstack([np.asarray(Xm, np.float64), np.asarray(Xc, np.float64)])
+    Z = standardize(Z, *standardization(Z), dtype=np.float64)
+    return _sq_dists(jnp.asarray(Z, dt))
+
+
 @jit("heavy")
-def _kernel(Z, diff):
-    """Gram matrix of the width (of five) that maximises the RKHS distance ``sqrt(diff' K diff)``."""
-    D2 = _sq_dists(Z)
-    width = jnp.sqrt(jnp.median(D2)) * jnp.asarray(_WIDTH_FACTORS, Z.dtype)
+def _kernel(D2, diff):
+    """Gram matrix of the width (of five) that maximises the RKHS distance ``sqrt(diff' K diff)``, from the squared
+    distances ``D2``."""
+    width = jnp.sqrt(jnp.median(D2)) * jnp.asarray(_WIDTH_FACTORS, D2.dtype)
     Ks = jnp.exp(-D2[None] / (2.0 * width[:, None, None] ** 2))
     dist = jnp.sqrt(jnp.maximum(jnp.einsum("i,wij,j->w", diff, Ks, diff), 0.0))
     best = jnp.argmax(dist)
@@ -174,9 +188,9 @@ def km_estimate(X_mixture: ArrayLike, X_component: ArrayLike, *, n_iter: int = 2
 
     Parameters
     ----------
-    X_mixture : array of shape (N, d)
+    X_mixture : array or scipy sparse matrix of shape (N, d)
         Rows of the mixture (the unlabeled rows).
-    X_component : array of shape (M, d)
+    X_component : array or scipy sparse matrix of shape (M, d)
         Rows of the component (the labeled positives).
     n_iter : int, default=200
         FISTA iterations of every distance evaluation.
@@ -208,16 +222,13 @@ def km_estimate(X_mixture: ArrayLike, X_component: ArrayLike, *, n_iter: int = 2
     >>> 0.35 < out["km1"] < 0.65
     True
     """
-    Xm = np.asarray(X_mixture, np.float64)
-    Xc = np.asarray(X_component, np.float64)
-    Z = np.vstack([Xm, Xc])
-    Z = standardize(Z, *standardization(Z), dtype=np.float64)
-    n_mix, n_comp = Xm.shape[0], Xc.shape[0]
+    n_mix, n_comp = X_mixture.shape[0], X_component.shape[0]
     dt = jnp.result_type(float)
     a = np.r_[np.full(n_mix, 1.0 / n_mix), np.zeros(n_comp)]
     b = np.r_[np.zeros(n_mix), np.full(n_comp, 1.0 / n_comp)]
-    K, width, dist = _kernel(jnp.asarray(Z, dt), jnp.asarray(a - b, dt))
-    Hc = np.eye(Z.shape[0]) - 1.0 / Z.shape[0]
+    K, width, dist = _kernel(_standardized_sq_dists(X_mixture, X_component, dt), jnp.asarray(a - b, dt))
+    n = n_mix + n_comp
+    Hc = np.eye(n) - 1.0 / n
     lam_max = float(np.linalg.eigvalsh(Hc @ np.asarray(K, np.float64) @ Hc)[-1])
     inv_L = jnp.asarray(1.0 / (2.0 * max(lam_max, 1e-12)), dt)
     n_rounds = n_rounds_for(n_grid)
@@ -226,7 +237,7 @@ def km_estimate(X_mixture: ArrayLike, X_component: ArrayLike, *, n_iter: int = 2
     out = dict(km1=float(kappa[0]), km2=float(kappa[1]), kernel_width=float(width), rkhs_distance=float(dist),
                km2_threshold=float(thr2))
     if n_bootstrap:
-        batch = int(max(1, min(n_bootstrap, 2_000_000 // max(1, Z.shape[0] * 4 * n_grid))))
+        batch = int(max(1, min(n_bootstrap, 2_000_000 // max(1, n * 4 * n_grid))))
         j = ("km1", "km2").index(variant)
         out["bootstrap"] = to_host(_km_boot(key, K, inv_L, n_mix, n_bootstrap, n_iter, n_grid, n_rounds, batch, j,
                                             device_mesh(devices)))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 
 from pujax._compile import jit
 from pujax.devices import device_mesh, to_host
@@ -37,7 +38,7 @@ from pujax.prior._common import (
     seed_from,
 )
 from pujax.prior._scores import MAX_GROUP, stratified_folds
-from pujax.validation import check_X_s
+from pujax.validation import SPARSE_FORMATS, check_X_s
 
 if TYPE_CHECKING:
     from typing import Any
@@ -68,8 +69,44 @@ def _pick_delta(n):
     return max(0.025, 1.0 / (1.0 + 0.004 * n))
 
 
+def _sorted_column_value(neg, n_zero, pos, k):
+    """Element ``k`` (array) of the sorted column made of the sorted ``neg`` values, ``n_zero`` zeros and the sorted
+    ``pos`` values."""
+    k = np.asarray(k)
+    out = np.zeros(k.shape)
+    lo, hi = k < neg.size, k >= neg.size + n_zero
+    out[lo] = neg[k[lo]]
+    out[hi] = pos[k[hi] - neg.size - n_zero]
+    return out
+
+
+def _sparse_quartile_codes(X):
+    """:func:`_quartile_codes` of a scipy sparse matrix, column by column from its stored values (numpy's linear
+    quantiles of the column with its zeros, without a dense copy); the codes are a dense uint8 matrix."""
+    C = sp.csc_matrix(X)
+    n, d = C.shape
+    codes = np.empty((n, d), dtype=np.uint8)
+    h = np.array([0.25, 0.5, 0.75]) * (n - 1)
+    k0 = np.floor(h).astype(np.int64)
+    for j in range(d):
+        rows, v = C.indices[C.indptr[j]:C.indptr[j + 1]], np.asarray(C.data[C.indptr[j]:C.indptr[j + 1]], np.float64)
+        v = np.sort(v)
+        neg, pos = v[v < 0], v[v > 0]
+        n_zero = n - neg.size - pos.size
+        lo, hi = _sorted_column_value(neg, n_zero, pos, k0), _sorted_column_value(neg, n_zero, pos,
+                                                                                   np.minimum(k0 + 1, n - 1))
+        cuts = np.unique(lo + (h - k0) * (hi - lo))
+        col_min = min(v[0] if v.size else np.inf, 0.0 if n_zero else np.inf)
+        cuts = cuts[cuts > col_min]
+        codes[:, j] = np.searchsorted(cuts, 0.0, side="right")
+        codes[rows, j] = np.searchsorted(cuts, C.data[C.indptr[j]:C.indptr[j + 1]], side="right")
+    return codes
+
+
 def _quartile_codes(X):
     """Per-feature interval codes in {0, 1, 2, 3}: cut at the (distinct) global quartiles of each feature."""
+    if sp.issparse(X):
+        return _sparse_quartile_codes(X)
     n, d = X.shape
     codes = np.zeros((n, d), dtype=np.uint8)
     qs = np.quantile(X, [0.25, 0.5, 0.75], axis=0)
@@ -164,7 +201,7 @@ def tice_label_frequency(X: ArrayLike, s: ArrayLike, n_folds: int = 5, n_iterati
     Returns ``(c, info)`` where ``info`` holds per-iteration fold estimates, the confidence ``delta`` used, the
     number of splits per fold, and the best subsets of the last iteration (for the bootstrap).
     """
-    X, s = check_X_s(X, s)
+    X, s = check_X_s(X, s, accept_sparse=SPARSE_FORMATS)
     rng = np.random.default_rng(seed_from(random_state))
     codes = _quartile_codes(X)
     folds = stratified_folds(duplicate_groups(X, MAX_GROUP), s, n_folds, rng)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 from jax.sharding import PartitionSpec
 
 from pujax._compile import bucket_size, jit, pad_rows
@@ -36,7 +37,16 @@ from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
 from pujax.linalg import matmul
 from pujax.persistence import register_model
 from pujax.preprocessing import duplicate_groups
-from pujax.svm.kernels import KERNELS, STANDARD_CLIP, kernel_block, resolve_gamma, standardize, standardize_stats
+from pujax.svm.kernels import (
+    KERNELS,
+    STANDARD_CLIP,
+    kernel_block,
+    resolve_gamma,
+    sparse_decision_values,
+    sparse_kernel,
+    standardize_stats,
+)
+from pujax.svm.kernels import standardize as _standardize
 from pujax.svm.problems import (
     EnsembleSpec,
     Problems,
@@ -74,7 +84,8 @@ class SVMModel(NamedTuple):
 
     Attributes
     ----------
-    support_vectors : (n_sv, d) float32, standardized training rows with a nonzero coefficient in some model.
+    support_vectors : (n_sv, d) float32, standardized training rows with a nonzero coefficient in some model (a
+        scipy CSR matrix when the model was fitted on sparse rows).
     dual_coef : (B, n_sv) float32, ``alpha_ki y_ki`` summed over repeats of a row in model ``k``.
     intercept : (B,) float32, the bias ``b_k``.
     x_mean, x_scale : (d,) float64, the standardization ``(x - x_mean) / x_scale``.
@@ -100,7 +111,8 @@ class SVMModel(NamedTuple):
 
 
 register_model(SVMModel, {
-    "support_vectors": "f[n_sv,n_features_in_]", "dual_coef": "f[n_base,n_sv]", "intercept": "f[n_base]",
+    "support_vectors": "f[n_sv,n_features_in_]|csr[n_sv,n_features_in_]", "dual_coef": "f[n_base,n_sv]",
+    "intercept": "f[n_base]",
     "x_mean": "f[n_features_in_]", "x_scale": "f[n_features_in_]", "kernel": "i[]", "gamma": "f[]",
     "coef0": "f[]", "degree": "i[]", "threshold": "f[]", "vote": "b[]", "n_iter": "i[n_base]",
     "kkt_gap": "f[n_base]",
@@ -171,19 +183,42 @@ def _solve_block(X, idx, y, C, gamma, coef0, tol, *, kernel, degree, max_iter, m
 
     def local(X, idx, y, C, gamma, coef0, tol):
         K = jax.vmap(lambda A, g, c: kernel_block(A, A, kernel, g, c, degree))(X[idx], gamma, coef0)
-        one = lambda K_, y_, c_: solve_svm(K_, None, y_, c_, tol, max_iter)  # noqa: E731
-        if y.shape[:2] == (1, 1):  # one problem: its loop without vmap's selects (about 20 % faster on CPU)
-            sol = jax.tree.map(lambda a: a[None, None], one(K[0], y[0, 0], C[0, 0]))
-        elif y.shape[1] == 1:  # one problem per matrix: no lax.map (it added ~0.1 s to RESVM's first compile)
-            sol = jax.tree.map(lambda a: a[:, None], jax.vmap(one)(K, y[:, 0], C[:, 0]))
-        else:  # for each g < G, the loop of the G = 1 case over the b matrices: the same solutions bit for bit
-            sol = jax.lax.map(lambda yc: jax.vmap(one)(K, *yc), (y.swapaxes(0, 1), C.swapaxes(0, 1)))
-            sol = jax.tree.map(lambda a: a.swapaxes(0, 1), sol)
-        return sol.alpha, sol.bias, sol.n_iter, sol.gap, sol.converged
+        return _solve_local(K, y, C, tol, max_iter)
 
     rows, rep = PartitionSpec(AXIS), PartitionSpec()
     return jax.shard_map(local, mesh=mesh, in_specs=(rep, rows, rows, rows, rows, rows, rep), out_specs=rows,
                          check_vma=False)(X, idx, y, C, gamma, coef0, tol)
+
+
+def _solve_local(K, y, C, tol, max_iter):
+    """Batched SMO loops of the ``G`` problems (``y``, ``C``: (b, G, n)) that share each kernel matrix of ``K``."""
+    one = lambda K_, y_, c_: solve_svm(K_, None, y_, c_, tol, max_iter)  # noqa: E731
+    if y.shape[:2] == (1, 1):  # one problem: its loop without vmap's selects (about 20 % faster on CPU)
+        sol = jax.tree.map(lambda a: a[None, None], one(K[0], y[0, 0], C[0, 0]))
+    elif y.shape[1] == 1:  # one problem per matrix: no lax.map (it added ~0.1 s to RESVM's first compile)
+        sol = jax.tree.map(lambda a: a[:, None], jax.vmap(one)(K, y[:, 0], C[:, 0]))
+    else:  # for each g < G, the loop of the G = 1 case over the b matrices: the same solutions bit for bit
+        sol = jax.lax.map(lambda yc: jax.vmap(one)(K, *yc), (y.swapaxes(0, 1), C.swapaxes(0, 1)))
+        sol = jax.tree.map(lambda a: a.swapaxes(0, 1), sol)
+    return sol.alpha, sol.bias, sol.n_iter, sol.gap, sol.converged
+
+
+@partial(jit, "heavy", static_argnames=("max_iter", "mesh"))
+def _solve_kernel_block(K, y, C, tol, *, max_iter, mesh):
+    """:func:`_solve_block` on kernel matrices computed beforehand (``K``: (b, n, n), the rows of sparse data)."""
+    rows, rep = PartitionSpec(AXIS), PartitionSpec()
+    return jax.shard_map(lambda K, y, C, tol: _solve_local(K, y, C, tol, max_iter), mesh=mesh,
+                         in_specs=(rows, rows, rows, rep), out_specs=rows, check_vma=False)(K, y, C, tol)
+
+
+def _host_kernels(X, idx, gamma, coef0, *, kernel, degree, dtype) -> np.ndarray:
+    """Kernel matrices (b, n, n) of the row sets ``idx`` (b, n) of a scipy sparse ``X``, built on the host from
+    sparse products (:func:`~pujax.svm.kernels.sparse_kernel`)."""
+    out = np.empty(idx.shape + (idx.shape[1],), dtype)
+    for i, rows in enumerate(idx):
+        A = X[rows]
+        out[i] = sparse_kernel(A, A, kernel, float(gamma[i]), float(coef0[i]), degree)
+    return out
 
 
 def _block_size(B: int, n_slots: int, n_devices: int) -> int:
@@ -219,7 +254,8 @@ def solve_problems(X: ArrayLike, problems: Problems, *, kernel: str = "rbf", gam
     on the same resamples) share one kernel matrix, built once. Problems are solved in blocks whose dense kernel
     matrices fit the memory budget; a block is split over ``devices`` (see :mod:`pujax.devices`), each device
     solving its share. Padding problems (all ``C = 0``) end at once. The same problems give the same solutions on
-    any number of devices.
+    any number of devices. A scipy sparse ``X`` (text) keeps its rows sparse: each block's kernel matrices are built
+    on the host from sparse products and row norms, then solved on the devices.
     """
     mesh = device_mesh(devices)
     n_dev = mesh.devices.size
@@ -231,7 +267,11 @@ def solve_problems(X: ArrayLike, problems: Problems, *, kernel: str = "rbf", gam
     y, C = (np.asarray(a)[order].reshape(-1, G, n) for a in (problems.y, problems.C))
     n_kernels = idx.shape[0]
     block = _block_size(n_kernels, n, n_dev)
-    Xd = replicate(mesh, pad_rows(bucket_size(len(X)), np.asarray(X, dtype)))  # bucketed: refits reuse programs
+    sparse = sp.issparse(X)
+    if sparse:  # kernel matrices from sparse products on the host, solved on the devices
+        X = sp.csr_matrix(X)
+    else:
+        Xd = replicate(mesh, pad_rows(bucket_size(len(X)), np.asarray(X, dtype)))  # bucketed: refits reuse programs
     tol = np.asarray(tol, dtype)
     outs = []
     for start in range(0, n_kernels, block):
@@ -239,8 +279,13 @@ def solve_problems(X: ArrayLike, problems: Problems, *, kernel: str = "rbf", gam
         m = part[0].shape[0]
         part = pad_rows(block, *part, fill=[0, 1, 0, 1, 0])
         dtypes = (np.int32, dtype, dtype, dtype, dtype)
-        args = shard_rows(mesh, *(a.astype(t) for a, t in zip(part, dtypes)))
-        res = _solve_block(Xd, *args, tol, kernel=kernel, degree=int(degree), max_iter=int(max_iter), mesh=mesh)
+        part = [a.astype(t) for a, t in zip(part, dtypes)]
+        if sparse:
+            K = _host_kernels(X, part[0], part[3], part[4], kernel=kernel, degree=int(degree), dtype=dtype)
+            res = _solve_kernel_block(*shard_rows(mesh, K, part[1], part[2]), tol, max_iter=int(max_iter), mesh=mesh)
+        else:
+            res = _solve_block(Xd, *shard_rows(mesh, *part), tol, kernel=kernel, degree=int(degree),
+                               max_iter=int(max_iter), mesh=mesh)
         outs.append([to_host(r)[:m] for r in res])
     inverse = np.empty(B, np.int64)
     inverse[order] = np.arange(B)
@@ -259,7 +304,8 @@ def make_model(Xs, problems: Problems, sol: SolveResult, stats, *, kernel, gamma
     np.add.at(W, (rows[live], problems.idx[live]), (sol.alpha * problems.y)[live])
     sv = np.flatnonzero(np.any(W != 0, axis=0))
     f = np.float32
-    return SVMModel(np.asarray(Xs[sv], f), W[:, sv].astype(f), np.asarray(sol.bias, f),
+    vectors = sp.csr_matrix(Xs[sv], dtype=f) if sp.issparse(Xs) else np.asarray(Xs[sv], f)
+    return SVMModel(vectors, W[:, sv].astype(f), np.asarray(sol.bias, f),
                     np.asarray(stats[0], np.float64), np.asarray(stats[1], np.float64),
                     np.asarray(KERNELS.index(kernel), np.int32), np.asarray(gamma, f), np.asarray(coef0, f),
                     np.asarray(degree, np.int32), np.asarray(threshold, f), np.asarray(bool(vote)),
@@ -269,16 +315,18 @@ def make_model(Xs, problems: Problems, sol: SolveResult, stats, *, kernel, gamma
 def svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, spec: EnsembleSpec, *, kernel: str = "rbf",
             gamma: float | str = "scale", coef0: float = 0.0, degree: int = 3, tol: float = 1e-3,
             max_iter: int = 100_000, prior: float | None = None, vote: bool = True,
-            devices: DevicesLike = None) -> SVMModel:
+            devices: DevicesLike = None, standardize: bool = True) -> SVMModel:
     """Fit the ensemble ``spec`` on PU data (``s`` = 1 labeled, 0 unlabeled); see the module docstring.
 
     ``prior`` (a float in (0, 1) or None): with a prior, the threshold of eq. 6 is set so that a share ``prior``
     of the unlabeled rows, scored out of bag, is predicted positive; None keeps the majority vote (``T = 0.5``).
+    ``X`` dense or scipy sparse (its support vectors then a CSR matrix); ``standardize=False`` reads it as given
+    (statistics 0 and 1), otherwise a sparse ``X`` is scaled without centring.
     """
     check_in(kernel, "kernel", KERNELS)
     degree = check_int(degree, "degree")
-    stats = standardize_stats(X)
-    Xs = standardize(X, *stats)
+    stats = _stats(X, standardize)
+    Xs = _standardize(X, *stats)
     g = resolve_gamma(gamma, Xs) if kernel != "linear" else 1.0
     problems = draw_problems(key, s, spec)
     sol = solve_problems(Xs, problems, kernel=kernel, gamma=g, coef0=coef0, degree=degree, tol=tol,
@@ -293,6 +341,11 @@ def svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, spec: EnsembleSpec, *, k
         T = prior_threshold(ensemble_scores(psi, oob), check_prior(prior, allow_auto=False))
         model = model._replace(threshold=np.asarray(T, np.float32))
     return model
+
+
+def _stats(X, standardize: bool = True):
+    """The standardisation of the kernels' features: :func:`standardize_stats`, or (0, 1) without."""
+    return standardize_stats(X) if standardize else (np.zeros(X.shape[1]), np.ones(X.shape[1]))
 
 
 def threshold_rows(key: jax.Array, s: ArrayLike, max_rows: int = THRESHOLD_ROWS) -> np.ndarray:
@@ -337,7 +390,8 @@ def cwsvm_fit(X: ArrayLike, s: ArrayLike, *, C_pos: float = 1.0, C_unl: float = 
 
 def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: float = 1.0, C_unl: float = 1.0,
                    kernel: str = "rbf", gamma: float | str = "scale", coef0: float = 0.0, degree: int = 3,
-                   tol: float = 1e-3, max_iter: int = 100_000, devices: DevicesLike = None) -> list[SVMModel]:
+                   tol: float = 1e-3, max_iter: int = 100_000, devices: DevicesLike = None,
+                   standardize: bool = True) -> list[SVMModel]:
     """One class-weighted SVM per bag -- all labeled rows (``s = 1``, bound ``C_pos``) against the unlabeled rows
     ``bags[b]`` (indices into ``X``, repeats allowed; bound ``C_unl``) -- all solved in one batched solve.
 
@@ -356,9 +410,9 @@ def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: 
     if np.any(sizes == P.size):
         raise ValueError("every bag needs at least one unlabeled row.")
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    X = np.asarray(X)
-    stats = [standardize_stats(X[r]) for r in rows]
-    Xs = [standardize(X[r], *st) for r, st in zip(rows, stats)]
+    X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)
+    stats = [_stats(X[r], standardize) for r in rows]
+    Xs = [_standardize(X[r], *st) for r, st in zip(rows, stats)]
     gammas = np.array([resolve_gamma(gamma, x) if kernel != "linear" else 1.0 for x in Xs])
     width, B = bucket_size(int(sizes.max())), len(rows)
     idx, y, C = np.zeros((B, width), np.int32), np.ones((B, width), np.float32), np.zeros((B, width), np.float32)
@@ -366,7 +420,8 @@ def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: 
         idx[b, :n] = offsets[b] + np.arange(n)
         y[b, P.size:n] = -1.0
         C[b, :P.size], C[b, P.size:n] = C_pos, C_unl
-    sol = solve_problems(np.concatenate(Xs), Problems(idx, y, C), kernel=kernel, gamma=gammas, coef0=coef0,
+    stacked = sp.vstack(Xs, format="csr") if sp.issparse(X) else np.concatenate(Xs)
+    sol = solve_problems(stacked, Problems(idx, y, C), kernel=kernel, gamma=gammas, coef0=coef0,
                          degree=degree, tol=tol, max_iter=max_iter, devices=devices)
     models = []
     for b in range(B):
@@ -407,7 +462,12 @@ def _logistic(z) -> np.ndarray:
 def _psi(model: SVMModel, Xs, min_rows: int = 0) -> np.ndarray:
     """Base decision values (n, B) of standardized rows ``Xs``; rows padded to size buckets (of at least
     ``min_rows`` rows, so that scoring a data-dependent subset reuses one program), support vectors to
-    :func:`_sv_slots`."""
+    :func:`_sv_slots`. Sparse rows or support vectors: on the host from sparse products
+    (:func:`~pujax.svm.kernels.sparse_decision_values`)."""
+    if sp.issparse(Xs) or sp.issparse(model.support_vectors):
+        return _finite(sparse_decision_values(model.support_vectors, model.dual_coef, model.intercept, Xs,
+                                              KERNELS[int(model.kernel)], float(model.gamma), float(model.coef0),
+                                              int(model.degree), block=_PREDICT_BUDGET))
     dtype = jax.dtypes.canonicalize_dtype(np.float64)
     nb = _sv_slots(model.support_vectors.shape[0])
     sb = min(nb, _SV_BLOCK)
@@ -431,7 +491,7 @@ def _psi(model: SVMModel, Xs, min_rows: int = 0) -> np.ndarray:
 
 def svm_base_decision(model: SVMModel, X: ArrayLike) -> np.ndarray:
     """Decision values ``psi_k(x)`` of every base model, shape (n_samples, B) (``X`` in the training units)."""
-    return _psi(model, standardize(X, model.x_mean, model.x_scale))
+    return _psi(model, _standardize(X, model.x_mean, model.x_scale))
 
 
 def svm_decision(model: SVMModel, X: ArrayLike) -> np.ndarray:
@@ -465,6 +525,11 @@ def svm_proba_bags(models: list[SVMModel], X: ArrayLike, rows: ArrayLike | None 
     kernel, degree, coef0 = int(models[0].kernel), int(models[0].degree), float(models[0].coef0)
     if any(int(m.kernel) != kernel or int(m.degree) != degree or float(m.coef0) != coef0 for m in models):
         raise ValueError("svm_proba_bags needs models of one kernel, degree and coef0.")
+    if sp.issparse(X) or any(sp.issparse(m.support_vectors) for m in models):  # sparse: model by model, host
+        X = sp.csr_matrix(X)
+        if rows is None:
+            return np.stack([svm_proba(m, X) for m in models])
+        return np.stack([svm_proba(m, X[np.asarray(r, np.int64)]) for m, r in zip(models, np.asarray(rows))])
     dtype = jax.dtypes.canonicalize_dtype(np.float64)
     B, nb = len(models), _sv_slots(max(m.support_vectors.shape[0] for m in models))
     SV = jax.device_put(np.stack([pad_rows(nb, np.asarray(m.support_vectors, dtype)) for m in models]))

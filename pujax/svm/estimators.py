@@ -11,7 +11,8 @@ paper (false positives inside P) needs no change: RESVM resamples P for robustne
 
 The estimators validate, call :func:`~pujax.svm.core.svm_fit` and keep the fitted
 :class:`~pujax.svm.core.SVMModel` in ``model_``. Kernels see standardized features (statistics of the training
-rows, stored in the model), so predictions do not depend on the units or offsets of ``X``.
+rows, stored in the model), so predictions do not depend on the units or offsets of dense ``X``; a scipy sparse ``X``
+(text) is read as given by default (``standardize="auto"``), its kernels computed from sparse row products.
 """
 from __future__ import annotations
 
@@ -20,16 +21,19 @@ import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.persistence import register_estimator
+from pujax.preprocessing import check_standardize
 from pujax.progress import progress
 from pujax.svm.core import cwsvm_fit_bags, svm_base_decision, svm_decision, svm_fit, svm_proba, svm_proba_bags
 from pujax.svm.kernels import KERNELS, resolve_gamma
 from pujax.svm.problems import EnsembleSpec, bagging_svm_spec, cwsvm_spec, resample_size, resvm_spec
 from pujax.validation import (
+    SPARSE_FORMATS,
     as_key,
     check_float,
     check_in,
@@ -62,6 +66,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
 
     _needs_prior = False
     _vote = True
+    _accept_sparse = SPARSE_FORMATS
     _fitted_schema = {
         "model_": "model:SVMModel", "C_pos_": "float", "C_unl_": "float", "n_pos_": "int?", "n_unl_": "int?",
         "gamma_": "float",
@@ -77,6 +82,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
         if not (isinstance(self.gamma, str) or isinstance(self.gamma, numbers.Real)) or isinstance(self.gamma, bool):
             raise TypeError(f'gamma must be "scale", "auto" or a positive float; got {self.gamma!r}.')
         resolve_gamma(self.gamma, np.ones((2, 1)))
+        check_standardize(self.standardize)
         prior = getattr(self, "prior", None)
         if prior is not None:
             check_prior(prior)
@@ -84,6 +90,10 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
     def ensemble_spec(self, n_P: int, n_U: int) -> EnsembleSpec:
         """The base-model problems (sizes and box bounds) for ``n_P`` labeled and ``n_U`` unlabeled rows."""
         raise NotImplementedError
+
+    def _standardize_for(self, X) -> bool:
+        """Whether the kernels see ``X`` standardised: ``standardize="auto"`` for dense ``X`` only."""
+        return self.standardize is True or (self.standardize == "auto" and not sp.issparse(X))
 
     def _svm_kwargs(self) -> dict:
         return dict(kernel=self.kernel, gamma=self.gamma, coef0=float(self.coef0), degree=int(self.degree),
@@ -97,7 +107,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, s, _ = validate_fit_data(self, X, y, dtype=None)
+        X, s, _ = validate_fit_data(self, X, y, dtype=None, accept_sparse=SPARSE_FORMATS)
         self._check_common()
         self._check_params()
         spec = self.ensemble_spec(int(np.sum(s == 1)), int(np.sum(s == 0)))
@@ -107,7 +117,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
         key = as_key(getattr(self, "random_state", None))
         with progress(1, type(self).__name__, getattr(self, "verbose", False)) as bar:
             model = svm_fit(key, X, s, spec, prior=prior, vote=self._vote, devices=getattr(self, "devices", None),
-                            **self._svm_kwargs())
+                            standardize=self._standardize_for(X), **self._svm_kwargs())
             bar.update()
         if prior is not None:
             self.prior_ = float(prior)
@@ -137,7 +147,7 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
 
     # -- predict --------------------------------------------------------------------------------------------------
     def _model_and_X(self, X):
-        X = validate_predict_data(self, X, dtype=None, attributes="model_")
+        X = validate_predict_data(self, X, dtype=None, attributes="model_", accept_sparse=SPARSE_FORMATS)
         return self.model_, X
 
     def base_decision_function(self, X):
@@ -158,8 +168,12 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
     # -- fitted model in scikit-learn's terms ----------------------------------------------------------------------
     @property
     def support_vectors_(self):
-        """Support vectors of all base models, in the units of the training ``X``."""
-        return self.model_.support_vectors * self.model_.x_scale + self.model_.x_mean
+        """Support vectors of all base models, in the units of the training ``X`` (a CSR matrix when fitted on
+        sparse ``X``)."""
+        sv = self.model_.support_vectors
+        if sp.issparse(sv):  # fitted on sparse rows: never centred
+            return sp.csr_matrix(sv.multiply(self.model_.x_scale[None, :]))
+        return sv * self.model_.x_scale + self.model_.x_mean
 
     @property
     def dual_coef_(self):
@@ -219,6 +233,10 @@ class CWSVMClassifier(_BaseSVM):
         Cap on the SMO steps of every base model.
     devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
         Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
+    standardize : "auto", bool, default="auto"
+        Features of the kernels: ``"auto"`` standardises dense ``X`` per feature and reads a scipy sparse ``X``
+        (CSR / CSC) as given (kernels of TF-IDF rows from sparse products, support vectors kept sparse); ``True``
+        also scales a sparse ``X``, without centring; ``False`` reads every ``X`` as given.
 
     Attributes
     ----------
@@ -251,7 +269,7 @@ class CWSVMClassifier(_BaseSVM):
     _vote = False
 
     def __init__(self, C_pos=1.0, *, C_unl=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
-                 max_iter=100_000, devices=None):
+                 max_iter=100_000, devices=None, standardize="auto"):
         self.C_pos = C_pos
         self.C_unl = C_unl
         self.kernel = kernel
@@ -261,6 +279,7 @@ class CWSVMClassifier(_BaseSVM):
         self.tol = tol
         self.max_iter = max_iter
         self.devices = devices
+        self.standardize = standardize
 
     def _check_params(self):
         cwsvm_spec(1, 1, C_pos=self.C_pos, C_unl=self.C_unl)
@@ -285,7 +304,7 @@ class CWSVMClassifier(_BaseSVM):
         self._check_params()
         n_P = int(np.sum(s == 1))
         models = cwsvm_fit_bags(X, s, bags, C_pos=self.C_pos, C_unl=self.C_unl, devices=self.devices,
-                                **self._svm_kwargs())
+                                standardize=self._standardize_for(X), **self._svm_kwargs())
         return [est._set_model(model, self.ensemble_spec(n_P, len(bag)), n_P, len(bag))
                 for est, model, bag in zip(copies, models, bags)]
 
@@ -296,7 +315,7 @@ class CWSVMClassifier(_BaseSVM):
         program per block of rows (:func:`~pujax.svm.core.svm_proba_bags`): shape (len(models), n_samples), row
         ``b`` equal to ``models[b].predict_proba(X)[:, 1]`` up to float rounding; with ``rows`` (len(models), m)
         indices into ``X``, copy ``b`` scores only ``X[rows[b]]``."""
-        X = validate_predict_data(models[0], X, dtype=None, attributes="model_")
+        X = validate_predict_data(models[0], X, dtype=None, attributes="model_", accept_sparse=SPARSE_FORMATS)
         return svm_proba_bags([m.model_ for m in models], X, rows)
 
 
@@ -359,6 +378,10 @@ class BaggingSVMClassifier(_EnsembleSVM):
         Show a progress bar.
     n_models, n_unl : deprecated
         Old names of ``n_estimators`` and ``max_samples`` (a ``FutureWarning``; removed in the next release).
+    standardize : "auto", bool, default="auto"
+        Features of the kernels: ``"auto"`` standardises dense ``X`` per feature and reads a scipy sparse ``X``
+        (CSR / CSC) as given (kernels of TF-IDF rows from sparse products, support vectors kept sparse); ``True``
+        also scales a sparse ``X``, without centring; ``False`` reads every ``X`` as given.
 
     Attributes
     ----------
@@ -394,7 +417,7 @@ class BaggingSVMClassifier(_EnsembleSVM):
 
     def __init__(self, n_estimators=50, *, max_samples="auto", C=1.0, kernel="rbf", gamma="scale", degree=3,
                  coef0=0.0, tol=1e-3, max_iter=100_000, prior="auto", random_state=None, verbose=False, devices=None,
-                 n_models=_DEPRECATED, n_unl=_DEPRECATED):
+                 n_models=_DEPRECATED, n_unl=_DEPRECATED, standardize="auto"):
         self.n_estimators = n_estimators
         self.max_samples = max_samples
         self.C = C
@@ -410,6 +433,7 @@ class BaggingSVMClassifier(_EnsembleSVM):
         self.devices = devices
         self.n_models = n_models
         self.n_unl = n_unl
+        self.standardize = standardize
 
     def _check_params(self):
         self._check_sizes()
@@ -465,6 +489,10 @@ class RESVMClassifier(_EnsembleSVM):
         Show a progress bar.
     n_models, n_unl : deprecated
         Old names of ``n_estimators`` and ``max_samples`` (a ``FutureWarning``; removed in the next release).
+    standardize : "auto", bool, default="auto"
+        Features of the kernels: ``"auto"`` standardises dense ``X`` per feature and reads a scipy sparse ``X``
+        (CSR / CSC) as given (kernels of TF-IDF rows from sparse products, support vectors kept sparse); ``True``
+        also scales a sparse ``X``, without centring; ``False`` reads every ``X`` as given.
 
     Attributes
     ----------
@@ -503,7 +531,7 @@ class RESVMClassifier(_EnsembleSVM):
 
     def __init__(self, n_estimators=50, *, n_pos="auto", max_samples="auto", C=1.0, w_pos=1.0, kernel="rbf",
                  gamma="scale", degree=3, coef0=0.0, tol=1e-3, max_iter=100_000, prior="auto", random_state=None,
-                 verbose=False, devices=None, n_models=_DEPRECATED, n_unl=_DEPRECATED):
+                 verbose=False, devices=None, n_models=_DEPRECATED, n_unl=_DEPRECATED, standardize="auto"):
         self.n_estimators = n_estimators
         self.n_pos = n_pos
         self.max_samples = max_samples
@@ -521,6 +549,7 @@ class RESVMClassifier(_EnsembleSVM):
         self.devices = devices
         self.n_models = n_models
         self.n_unl = n_unl
+        self.standardize = standardize
 
     def _check_params(self):
         self._check_sizes()

@@ -242,6 +242,8 @@ class PUBaggingET(PUBaggingClassifier):
     """
 
     bootstrap = True
+    standardize = "auto"  # dense X standardised, sparse X passed as given (the trees bin each column)
+    _expected_failed_checks: dict = {}  # its base is always SupervisedET (not the logistic model of sparse input)
 
     def __init__(self, n_estimators=10, *, n_trees=100, max_samples=1.0, n_jobs=None, random_state=None, verbose=0):
         self.n_estimators = n_estimators

@@ -7,10 +7,17 @@ the smallest and the largest training value that falls in it are kept (``bin_lo`
 thresholds are drawn between real values, and a split "code <= c" is turned into the real threshold
 ``(bin_hi[c] + bin_lo[c + 1]) / 2`` used at predict time, so that training rows are routed identically by codes and
 by raw values.
+
+A scipy sparse ``X`` (CSR / CSC; with a zero ``center`` when standardised) is binned column by column from its
+stored values: the zeros of a column are one value among the others (their count is the rows without a stored
+entry), so each column costs O(its non-zeros) and no dense float copy of ``X`` is made. The codes are a dense
+uint8 matrix (n x d bytes) either way: a 100,000 x 50,000 matrix takes 5 GB of codes, so wide sparse data (text)
+needs few enough columns (e.g. ``TfidfVectorizer(max_features=...)``) for the codes to fit.
 """
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from pujax.preprocessing import standardize
 
@@ -88,14 +95,59 @@ def _bin_column(col: np.ndarray, sample: np.ndarray, n_bins: int):
         codes = np.searchsorted(cuts, col, side="left").astype(np.uint8)
         vals_full = vals_full.astype(np.float64)
         cuts = cuts.astype(np.float64)
+    lo, hi = _bin_ranges(vals_full, cuts)
+    return codes, cuts, lo, hi
+
+
+def _bin_ranges(vals_full: np.ndarray, cuts: np.ndarray):
+    """Per bin the smallest and the largest training value (``vals_full``: the distinct values, ascending)."""
     k = cuts.size + 1
-    hi = np.empty(k)
-    lo = np.empty(k)
+    hi, lo = np.empty(k), np.empty(k)
     hi[:-1] = vals_full[np.searchsorted(vals_full, cuts, side="right") - 1]
     hi[-1] = vals_full[-1]
     lo[0] = vals_full[0]
     lo[1:] = vals_full[np.minimum(np.searchsorted(vals_full, cuts, side="right"), vals_full.size - 1)]
-    return codes, cuts, lo, hi
+    return lo, hi
+
+
+def _values_and_counts(v: np.ndarray, n_zero: int):
+    """Distinct values (float64, ascending) and their counts of a column: the values ``v`` and ``n_zero`` zeros."""
+    vals, counts = np.unique(v, return_counts=True)
+    if n_zero:
+        at = np.searchsorted(vals, 0.0)
+        if at < vals.size and vals[at] == 0.0:
+            counts[at] += n_zero
+        else:
+            vals, counts = np.insert(vals, at, 0.0), np.insert(counts, at, n_zero)
+    return vals.astype(np.float64), counts
+
+
+def _bin_sparse_column(n: int, rows: np.ndarray, v: np.ndarray, in_sample, n_sample: int, n_bins: int):
+    """:func:`_bin_column` of a sparse column: ``v`` (float32) stored at ``rows``, zeros elsewhere. The cuts are the
+    count quantiles of the sample (``in_sample``: per-row mask, or None for all rows) -- the same cuts, codes and
+    ranges as the dense column gives."""
+    vals_full, _ = _values_and_counts(v, n - v.size)
+    if in_sample is None:
+        vals, counts = _values_and_counts(v, n - v.size)
+    else:
+        vs = v[in_sample[rows]]
+        vals, counts = _values_and_counts(vs, n_sample - vs.size)
+    cuts = _cuts_from_counts(vals, counts, n_bins).astype(np.float32)
+    codes = np.full(n, np.searchsorted(cuts, np.float32(0.0), side="left"), dtype=np.uint8)
+    codes[rows] = np.searchsorted(cuts, v, side="left")
+    lo, hi = _bin_ranges(vals_full, cuts.astype(np.float64))
+    return codes, cuts.astype(np.float64), lo, hi
+
+
+def _sparse_columns(X, scale):
+    """Columns of a sparse ``X`` as ``(rows, float32 values)`` (each value divided by its column's ``scale`` in
+    float64 first, when given)."""
+    C = sp.csc_matrix(X)
+    for f in range(C.shape[1]):
+        a, b = C.indptr[f], C.indptr[f + 1]
+        v = C.data[a:b]
+        v = (v.astype(np.float64) / scale[f]).astype(np.float32) if scale is not None else v.astype(np.float32)
+        yield C.indices[a:b], v
 
 
 def fit_bins(X: np.ndarray, n_bins: int = MAX_BINS, subsample: int | None = 200_000, seed: int = 0, *,
@@ -106,10 +158,15 @@ def fit_bins(X: np.ndarray, n_bins: int = MAX_BINS, subsample: int | None = 200_
     the per-bin value ranges use all rows. Integer-valued features with a small range (pixels, counts, one-hot
     columns) are binned in O(n) with a lookup table. Without ``center`` / ``scale`` the float32 values of ``X`` are
     binned; with them, ``standardize(X, center, scale)`` (:func:`pujax.preprocessing.standardize`) is, computed one
-    column at a time (the same float32 values, without a standardised copy of ``X``). Returns a
-    :class:`BinnedData`.
+    column at a time (the same float32 values, without a standardised copy of ``X``). A scipy sparse ``X`` (with
+    ``center`` zero or None) is binned from its stored values (module docstring): the same result as its dense
+    copy. Returns a :class:`BinnedData`.
     """
     standardized = center is not None
+    if sp.issparse(X):
+        if standardized and np.any(center):
+            raise ValueError("a sparse X is binned with a zero center (scaled, not centred).")
+        return _fit_sparse_bins(X, n_bins, subsample, seed, None if scale is None else np.asarray(scale, np.float64))
     if standardized:
         X = np.asarray(X)
         center, scale = np.asarray(center, np.float64), np.asarray(scale, np.float64)
@@ -133,6 +190,32 @@ def fit_bins(X: np.ndarray, n_bins: int = MAX_BINS, subsample: int | None = 200_
             col = np.ascontiguousarray(X[:, f])
         sample = col if rows is None else col[rows]
         c, cuts, lo, hi = _bin_column(col, sample, n_bins)
+        codes[:, f] = c
+        k = cuts.size + 1
+        nb[f] = k
+        cuts_all[f, : k - 1] = cuts
+        bin_lo[f, :k] = lo
+        bin_hi[f, :k] = hi
+    return BinnedData(codes, bin_lo, bin_hi, nb, cuts_all)
+
+
+def _fit_sparse_bins(X, n_bins: int, subsample: int | None, seed: int, scale) -> BinnedData:
+    """:func:`fit_bins` of a scipy sparse matrix, one column at a time from its stored values."""
+    n, d = X.shape
+    if not 2 <= n_bins <= MAX_BINS:
+        raise ValueError(f"n_bins={n_bins} must be in [2, {MAX_BINS}].")
+    in_sample, n_sample = None, n
+    if subsample is not None and n > subsample:
+        in_sample = np.zeros(n, bool)
+        in_sample[np.random.default_rng(seed).choice(n, size=subsample, replace=False)] = True
+        n_sample = subsample
+    codes = np.empty((n, d), dtype=np.uint8)
+    cuts_all = np.full((d, n_bins - 1), np.inf, dtype=np.float32)
+    bin_lo = np.full((d, n_bins), np.inf, dtype=np.float32)
+    bin_hi = np.full((d, n_bins), np.inf, dtype=np.float32)
+    nb = np.zeros(d, dtype=np.int32)
+    for f, (rows, v) in enumerate(_sparse_columns(X, scale)):
+        c, cuts, lo, hi = _bin_sparse_column(n, rows, v, in_sample, n_sample, n_bins)
         codes[:, f] = c
         k = cuts.size + 1
         nb[f] = k

@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 
 from pujax.devices import resolve_devices
 from pujax.trees.binning import fit_bins
@@ -63,9 +64,11 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
     key : JAX PRNG key
         All randomness (bin subsample, bootstrap, features and thresholds) derives from one 32-bit seed mixed
         from it (:func:`pujax.validation.host_seed`).
-    X : (n, d) float array
+    X : (n, d) float array or scipy sparse matrix
         Standardised per feature in float64 before the float32 cast (:func:`~pujax.trees.model.standardization`):
-        the forest does not depend on the units or offsets of the features.
+        the forest does not depend on the units or offsets of the features. A sparse ``X`` is scaled without
+        centring and binned from its stored values (:func:`~pujax.trees.binning.fit_bins`; the codes are a dense
+        uint8 matrix of n x d bytes).
     s : (n,) int array in {0, 1}
         1 = labeled positive (PU) or positive class (``risk="pn"``).
     prior : float in (0, 1) or None
@@ -135,10 +138,33 @@ def forest_fit_bags(key: jax.Array, X: np.ndarray, s: np.ndarray, bags: list, *,
         out.append(part._replace(risk=part.risk * k, rr=part.rr * k, weight=part.weight * k))
     return out
 
-def forest_proba(forest: Forest, X: np.ndarray) -> np.ndarray:
-    """Mean over trees of the leaf value ``clip(v*, 0, 1)``: the probability of the positive class, shape (n,)."""
+_SPARSE_BLOCK = 1 << 22  # dense values of a block of sparse rows densified at prediction
+
+
+def _on_rows(fn, forest: Forest, X) -> np.ndarray:
+    """``fn(forest, Z)`` with ``Z`` the standardised ``X``. A scipy sparse ``X`` is densified only on the features
+    the forest splits on, in blocks of rows (the forest's features renumbered accordingly)."""
     Z = standardize(X, forest.center, forest.scale)
-    return np.clip(forest_mean_value(forest, Z).astype(np.float64), 0.0, 1.0)
+    if not sp.issparse(Z):
+        return fn(forest, Z)
+    inner = np.asarray(forest.left) >= 0
+    cols = np.unique(np.asarray(forest.feature)[inner])
+    cols = cols if cols.size else np.zeros(1, np.int64)
+    new = np.zeros(Z.shape[1], np.int64)
+    new[cols] = np.arange(cols.size)
+    feature = np.where(inner, new[np.where(inner, forest.feature, 0)], forest.feature).astype(forest.feature.dtype)
+    # a copy of ``left`` too: the traversal arrays are cached per ``left`` array
+    local = forest._replace(feature=feature, left=np.array(forest.left, copy=True))
+    Zc = sp.csc_matrix(Z)[:, cols].tocsr()
+    rows = max(1, _SPARSE_BLOCK // cols.size)
+    out = [fn(local, Zc[a:a + rows].toarray()) for a in range(0, Zc.shape[0], rows)]
+    return np.concatenate(out) if out else fn(local, np.zeros((0, cols.size), np.float32))
+
+
+def forest_proba(forest: Forest, X: np.ndarray) -> np.ndarray:
+    """Mean over trees of the leaf value ``clip(v*, 0, 1)``: the probability of the positive class, shape (n,).
+    ``X`` dense or scipy sparse (densified in blocks on the features the forest splits on)."""
+    return np.clip(_on_rows(forest_mean_value, forest, X).astype(np.float64), 0.0, 1.0)
 
 
 def forest_decision(forest: Forest, X: np.ndarray) -> np.ndarray:
@@ -148,8 +174,7 @@ def forest_decision(forest: Forest, X: np.ndarray) -> np.ndarray:
 
 def forest_apply(forest: Forest, X: np.ndarray) -> np.ndarray:
     """Leaf reached in every tree, as a node index within its tree, shape (n, n_trees) int64."""
-    Z = standardize(X, forest.center, forest.scale)
-    return forest_leaves(forest, Z).astype(np.int64) - forest.tree_offsets[:-1][None, :]
+    return _on_rows(forest_leaves, forest, X).astype(np.int64) - forest.tree_offsets[:-1][None, :]
 
 
 def forest_summaries(forest: Forest, n_features: int) -> dict:

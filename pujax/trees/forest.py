@@ -34,7 +34,14 @@ from pujax.trees.core import (
     node_weights,
 )
 from pujax.trees.model import check_forest, standardization, standardize
-from pujax.validation import as_key, check_in, check_int, validate_fit_data, validate_predict_data
+from pujax.validation import (
+    SPARSE_FORMATS,
+    as_key,
+    check_in,
+    check_int,
+    validate_fit_data,
+    validate_predict_data,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -80,6 +87,7 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
 
     _splitter = "random"
     _fixed_risk = None
+    _accept_sparse = SPARSE_FORMATS
     _fitted_schema = {
         "forest_": "model:Forest", "n_estimators_": "int", "max_features_": "int", "weights_": "dict",
         "tree_n_leaves_": "i[n_estimators_]", "tree_depths_": "i[n_estimators_]",
@@ -131,7 +139,7 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
     def _validate_fit(self, X, y, sample_weight=None):
         """The mixin's validation keeping float64 input (trees standardise in float64 before the float32 cast);
         ``prior="auto"`` is estimated on the standardised features."""
-        X, s01, w = validate_fit_data(self, X, y, sample_weight, dtype=None)
+        X, s01, w = validate_fit_data(self, X, y, sample_weight, dtype=None, accept_sparse=SPARSE_FORMATS)
         prior = None
         if self._needs_prior:
             Z = standardize(X, *standardization(X))
@@ -140,7 +148,7 @@ class _BasePUForest(PUClassifierMixin, BaseEstimator):
         return X, s01, w, prior
 
     def _validate_predict(self, X):
-        return validate_predict_data(self, X, dtype=None)
+        return validate_predict_data(self, X, dtype=None, accept_sparse=SPARSE_FORMATS)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> _BasePUForest:
         """Grow the trees on ``X`` with PU labels ``y`` (1 = labeled positive, 0 = unlabeled).
