@@ -25,12 +25,12 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
-from pujax.base import PUClassifierMixin
+from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
 from pujax.meta._common import PositiveProbaMixin, as_float64, check_base, fit_base, positive_proba
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin
-from pujax.validation import check_bool, check_float, check_int
+from pujax.validation import check_bool, check_float, check_int, check_prior
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -145,6 +145,17 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         Seed of the bags (and of the base models).
     verbose : int, default=0
         joblib's verbosity.
+    prior : float in (0, 1), "auto" or None, default="auto"
+        Class prior pi of the unlabeled rows, which sets the threshold of the mean score: Mordelet & Vert rank rows
+        by it and set no threshold, and the base models' majority (0.5) predicts one class when a bag's labeled
+        and unlabeled rows are unbalanced (the PU ET paper's PUBaggingET predicts every row negative). With a prior
+        (``"auto"``: estimated by :func:`pujax.prior.estimate_prior`), ``threshold_`` is the score above which a
+        share ``prior_`` of the unlabeled rows lies, scored out of bag (:func:`pujax.svm.prior_threshold`); None
+        keeps 0.5.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -157,8 +168,15 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     estimators_ : list of classifiers
         The fitted base models.
     oob_decision_function_ : ndarray of shape (n_samples, 2)
-        Out-of-bag class probabilities of the training rows: for an unlabeled row the mean over the bags that did
-        not draw it; NaN for labeled rows (they are in every bag) and for unlabeled rows drawn by every bag.
+        Out-of-bag mean scores of the training rows (column 1; column 0 is 1 minus it): for an unlabeled row the
+        mean over the bags that did not draw it; NaN for labeled rows (they are in every bag) and for unlabeled rows
+        drawn by every bag.
+    prior_ : float or None
+        The prior used (None with ``prior=None``).
+    threshold_ : float
+        Mean score above which a row is predicted positive; ``predict_proba`` maps it to 0.5, piecewise linearly
+        from [0, ``threshold_``] to [0, 0.5] and from [``threshold_``, 1] to [0.5, 1] (the ranking of the mean score
+        is kept; with ``threshold_ = 0.5`` the map is the identity).
     feature_importances_ : ndarray of shape (n_features,)
         Mean of the base models' ``feature_importances_`` (when they have them).
     classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
@@ -181,11 +199,12 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     (True, (3,))
     """
 
-    _needs_prior = False
-    _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*,2]"}
+    _needs_prior = False  # prior=None is allowed: resolved in fit
+    _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*,2]", "prior_": "float|none",
+                      "threshold_": "float"}
 
     def __init__(self, estimator=None, *, n_estimators=100, max_samples=None, bootstrap=True, n_jobs=None,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, prior="auto", pos_label=None):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -193,6 +212,8 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.prior = prior
+        self.pos_label = pos_label
 
     def _check_params(self):
         check_int(self.n_estimators, "n_estimators", 1)
@@ -201,6 +222,8 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         check_int(self.n_jobs, "n_jobs", None, allow_none=True)
         check_int(self.verbose, "verbose", 0)
         check_base(self.estimator, proba=False)
+        if self.prior is not None:
+            check_prior(self.prior)
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PUBaggingClassifier:
         """Fit ``n_estimators`` base models of labeled positives vs a resample of the unlabeled rows.
@@ -238,9 +261,30 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         with np.errstate(invalid="ignore", divide="ignore"):
             p = np.where(oob_count > 0, oob_sum / np.maximum(oob_count, 1), np.nan)
         self.oob_decision_function_ = np.stack([1.0 - p, p], axis=1)
+        self.prior_, self.threshold_ = self._threshold(X, s, p)
         return self
 
+    def _threshold(self, X, s, oob) -> tuple[float | None, float]:
+        """``(prior_, threshold_)``: 0.5 without a prior, else the threshold at which a share ``prior_`` of the
+        unlabeled rows' out-of-bag scores (their full score where no bag left them out) lies above."""
+        if self.prior is None:
+            return None, 0.5
+        from pujax.svm.core import prior_threshold
+
+        prior = resolve_prior(self.prior, X, s, random_state=self.random_state)
+        U = np.flatnonzero(s == 0)
+        scores = oob[U]
+        missing = np.isnan(scores)
+        if missing.any():
+            scores[missing] = self._mean_score(X[U[missing]])
+        return prior, float(np.clip(prior_threshold(scores, prior), 1e-12, 1.0 - 1e-12))
+
     def _positive_proba(self, X) -> np.ndarray:
+        """The mean score mapped to [0, 1] with ``threshold_`` at 0.5 (piecewise linear; the identity at 0.5)."""
+        q, t = self._mean_score(X), self.threshold_
+        return np.where(q <= t, 0.5 * q / t, 0.5 + 0.5 * (q - t) / (1.0 - t))
+
+    def _mean_score(self, X) -> np.ndarray:
         """Mean over the base models of their positive-class probability (or 0/1 vote)."""
         scorer = _batched_scorer(self.estimators_)
         if scorer is not None:

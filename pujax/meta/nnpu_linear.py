@@ -31,7 +31,7 @@ from pujax.lbfgs import lbfgs_minimize
 from pujax.persistence import register_estimator, register_model
 from pujax.preprocessing import standardization, standardize
 from pujax.risk import LOSSES, nnpu_risk, upu_risk
-from pujax.validation import as_key, check_float, check_in, check_int, check_prior, host_rng
+from pujax.validation import as_key, check_float, check_in, check_int, check_prior, check_pu_labels, host_rng
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -222,7 +222,7 @@ def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigm
     n, d = np.shape(X)
     mean, scale = standardization(X, sample_weight=sample_weight)
     w = np.ones(n, np.float32) if sample_weight is None else np.asarray(sample_weight, np.float32)
-    s = np.asarray(s, np.int32)
+    s = check_pu_labels(s, n_samples=n)
     Wr, u = (np.zeros((d, 0), np.float32), np.zeros(0, np.float32)) if rff is None else map(np.asarray, rff)
     Wr, u = np.asarray(Wr, np.float32), np.asarray(u, np.float32)
     Z = linear_pu_features(mean, scale, Wr, u, X)
@@ -280,6 +280,10 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         Stop when the gradient norm is below ``tol``.
     random_state : int, RandomState, JAX key or None, default=None
         Seed of the random Fourier features, of the cross-validation folds and of ``prior="auto"``.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -326,7 +330,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, prior="auto", *, loss="sigmoid", risk="nnpu", C="auto", n_folds=3, kernel=None,
-                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None):
+                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None, pos_label=None):
         self.prior = prior
         self.loss = loss
         self.risk = risk
@@ -338,6 +342,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.pos_label = pos_label
 
     def _check_params(self):
         check_prior(self.prior)

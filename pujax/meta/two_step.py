@@ -14,7 +14,9 @@ Step one (``negatives``):
 * ``"threshold"``: one classifier of the positives against all unlabeled rows; unlabeled rows scoring below the
   ``noise_level`` quantile of the positives' own scores are reliable negatives.
 
-Step two fits the base model on positives (1) against reliable negatives (0). With ``iterate = k > 0`` it is
+Step two fits the base model on positives (1) against reliable negatives (0), with ``class_weight="balanced"``
+(the default) weighting both classes to equal totals: with few labeled positives and many reliable negatives an
+unweighted model predicts almost every row negative. With ``iterate = k > 0`` it is
 repeated up to ``k`` more times, each time adding the unlabeled rows the current model classifies negative
 (Liu et al. 2003, "iterative SVM"), stopping when none is added; the last model is kept unless it classifies more
 than 8% of the labeled positives as negative, in which case the first is kept (the selection rule of Liu et al.
@@ -39,7 +41,7 @@ from pujax.meta._common import (
 )
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, standardization, standardize
-from pujax.validation import check_float, check_in, check_int
+from pujax.validation import check_float, check_in, check_int, check_pu_labels
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -56,6 +58,7 @@ def _sub(w, rows):
 def spy_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike, rng: np.random.RandomState,
                   spy_ratio: float = 0.15, noise_level: float = 0.15) -> np.ndarray:
     """Indices of the reliable negatives of the spy technique (Liu et al. 2002, §4.1)."""
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     if P.size < 2:
         return threshold_negatives(base, X, s, w, noise_level)
@@ -73,6 +76,7 @@ def spy_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike,
 def threshold_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike,
                         noise_level: float = 0.15) -> np.ndarray:
     """Unlabeled rows scored below the ``noise_level`` quantile of the labeled positives' scores (P vs U model)."""
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     model = fit_base(base, X, s, w)
     t = np.quantile(positive_proba(model, X[P]), noise_level)
@@ -83,6 +87,7 @@ def threshold_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: Arra
 
 def rocchio_negatives(X: ArrayLike, s: ArrayLike, alpha: float = 16.0, beta: float = 4.0) -> np.ndarray:
     """Unlabeled rows closer (cosine) to the negative Rocchio prototype than to the positive one (Liu et al. 2003)."""
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     Z = standardize(X, *standardization(X), dtype=np.float64)
     Z = Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-12)
     mp, mu = Z[s == 1].mean(0), Z[s == 0].mean(0)
@@ -102,16 +107,24 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
     ----------
     estimator : classifier with ``predict_proba``, default=None
         Base model of both steps; ``None`` is scikit-learn's ``LogisticRegression(max_iter=1000)``.
-    negatives : {"spy", "rocchio", "threshold"}, default="spy"
-        How step one finds reliable negatives (module docstring).
+    negatives : {"rocchio", "spy", "threshold"}, default="rocchio"
+        How step one finds reliable negatives (module docstring). "spy" sets its threshold on ``spy_ratio`` x the
+        labeled positives (one or two spies with ten labeled rows); "rocchio" needs no spies.
     iterate : int, default=0
         Extra rounds of step two (0: fit once); each round adds the unlabeled rows classified negative.
     spy_ratio : float in (0, 1), default=0.15
         Fraction of the labeled positives used as spies (``negatives="spy"``).
     noise_level : float in [0, 1), default=0.15
         Fraction of spies (or of labeled positives, ``"threshold"``) allowed below the threshold.
+    class_weight : {"balanced", None}, default="balanced"
+        Step two's class weights: "balanced" gives the positives and the reliable negatives equal total weight
+        (times ``sample_weight``; the base model must take ``sample_weight``); None fits them unweighted.
     random_state : int, RandomState or None, default=None
         Seed of the choice of spies.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -151,20 +164,23 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
     _needs_prior = False
     _fitted_schema = {"estimator_": "estimator", "reliable_negatives_": "i[*]", "n_iter_": "int"}
 
-    def __init__(self, estimator=None, *, negatives="spy", iterate=0, spy_ratio=0.15, noise_level=0.15,
-                 random_state=None):
+    def __init__(self, estimator=None, *, negatives="rocchio", iterate=0, spy_ratio=0.15, noise_level=0.15,
+                 class_weight="balanced", random_state=None, pos_label=None):
         self.estimator = estimator
         self.negatives = negatives
         self.iterate = iterate
         self.spy_ratio = spy_ratio
         self.noise_level = noise_level
+        self.class_weight = class_weight
         self.random_state = random_state
+        self.pos_label = pos_label
 
     def _check_params(self):
         check_in(self.negatives, "negatives", NEGATIVES)
         check_int(self.iterate, "iterate", 0)
         check_float(self.spy_ratio, "spy_ratio", 0.0, 1.0)
         check_float(self.noise_level, "noise_level", 0.0, 1.0, closed="left")
+        check_in(self.class_weight, "class_weight", ("balanced", None))
         check_base(self.estimator)
 
     def _step_one(self, base, X, s, w):
@@ -210,9 +226,13 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         self.estimator_, self.reliable_negatives_, self.n_iter_ = model, rn.astype(np.int64), n_iter
         return self
 
-    @staticmethod
-    def _step_two(base, X, P, rn, w):
+    def _step_two(self, base, X, P, rn, w):
         rows = np.concatenate([P, rn])
         y = np.concatenate([np.ones(P.size, np.int32), np.zeros(rn.size, np.int32)])
-        return fit_base(base, X[rows], y, _sub(w, rows))
+        w = _sub(w, rows)
+        if self.class_weight == "balanced":
+            w = np.ones(rows.size) if w is None else np.asarray(w, np.float64)
+            totals = np.array([np.sum(w[y == 0]), np.sum(w[y == 1])])
+            w = w * (totals.sum() / (2.0 * totals))[y]
+        return fit_base(base, X[rows], y, w, hint="pass class_weight=None")
 

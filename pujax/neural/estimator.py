@@ -166,6 +166,10 @@ class NNPUClassifier(_NeuralPUBase):
     devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
         Where the seeds train (:mod:`pujax.devices`; None = every device): the ``n_seeds`` models are split over the
         devices, each trained on one device (the callback / verbose path runs on one device).
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -221,7 +225,7 @@ class NNPUClassifier(_NeuralPUBase):
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, batching="epoch", learning_rate=1e-3, weight_decay=5e-3, prior="auto",
                  standardize=True, validation_fraction=0.0, n_seeds=1, model_kwargs=None, callback=None,
-                 random_state=None, verbose=False, devices=None):
+                 random_state=None, verbose=False, devices=None, pos_label=None):
         self.model = model
         self.risk = risk
         self.loss = loss
@@ -241,6 +245,7 @@ class NNPUClassifier(_NeuralPUBase):
         self.random_state = random_state
         self.verbose = verbose
         self.devices = devices
+        self.pos_label = pos_label
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -416,6 +421,10 @@ class VPUClassifier(_NeuralPUBase):
         Progress bar per epoch with the loss terms (epochs then run one compiled epoch at a time).
     devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
         Where the seeds train (:mod:`pujax.devices`; None = every device); the verbose path runs on one device.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -477,7 +486,8 @@ class VPUClassifier(_NeuralPUBase):
 
     def __init__(self, model="mlp", *, alpha=0.3, mixup_weight=0.03, epochs=50, batch_size=500, learning_rate=3e-4,
                  steps_per_epoch=None, lr_halving_epochs=None, threshold="prior", validation_fraction=0.1,
-                 standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None):
+                 standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None,
+                 pos_label=None):
         self.model = model
         self.alpha = alpha
         self.mixup_weight = mixup_weight
@@ -494,6 +504,7 @@ class VPUClassifier(_NeuralPUBase):
         self.random_state = random_state
         self.verbose = verbose
         self.devices = devices
+        self.pos_label = pos_label
 
     def _config(self, n_features=None):
         model_kwargs = self.model_kwargs
