@@ -141,8 +141,7 @@ LABEL_RULE = ("PU labels are binary: bool, {0, 1} or {-1, 1}, where True / 1 mar
 
 def _shown(values) -> str:
     """The first values of a label vector, for an error message."""
-    values = list(values)
-    return repr(values[:6])[:-1] + (", ...]" if len(values) > 6 else "]")
+    return repr(list(values)[:6])[:-1] + (", ...]" if len(list(values)) > 6 else "]")
 
 
 def _label_values(arr: np.ndarray, name: str) -> list:
@@ -215,8 +214,6 @@ def read_pu_labels(s: ArrayLike, name: str = "s", *, pos_label: Any = None,
     Examples
     --------
     >>> from pujax.validation import read_pu_labels
-    >>> read_pu_labels([-1, 1, 1])[0].tolist()
-    [0, 1, 1]
     >>> s01, classes = read_pu_labels(["unlabeled", "positive"], pos_label="positive")
     >>> s01.tolist(), classes.tolist()
     ([0, 1], ['unlabeled', 'positive'])
@@ -230,8 +227,6 @@ def read_pu_labels(s: ArrayLike, name: str = "s", *, pos_label: Any = None,
             f"{name} holds {len(values)} values {_shown(values)}; {LABEL_RULE}. For multi-class y pass "
             f"(y == positive_class)."
         )
-    if not values:
-        return np.zeros(0, np.int32), np.array([], arr.dtype)
     labeled = _labeled_value(values, name, pos_label)
     s01 = np.ascontiguousarray(arr == labeled, dtype=np.int32)
     ordered = [v for v in values if not v == labeled] + [v for v in values if v == labeled]

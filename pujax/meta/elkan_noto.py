@@ -180,7 +180,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            PU labels ``s``: the greater value (1, ``True``) marks labeled positives, the other unlabeled rows.
+            PU labels ``s``: 1 / ``True`` (or ``pos_label``) marks labeled positives, the other value unlabeled rows.
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, passed to the base model and used in the estimate of ``c``.
 

@@ -255,7 +255,7 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
                                  f"indices (or None for every column).")
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> SAREMClassifier:
-        """Fit ``f`` and ``e`` by EM on PU labels ``y`` (the greater value marks labeled positives).
+        """Fit ``f`` and ``e`` by EM on PU labels ``y`` (1 / ``True``, or ``pos_label``, marks labeled positives).
 
         Parameters
         ----------

@@ -198,7 +198,7 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            PU labels ``s`` (the greater value marks labeled positives).
+            PU labels ``s`` (1 / ``True``, or ``pos_label``, marks labeled positives).
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights passed to the base model in every fit.
 

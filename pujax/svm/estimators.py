@@ -91,7 +91,8 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
 
     # -- fit ------------------------------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike) -> _BaseSVM:
-        """Fit all base models on PU data ``X`` with PU labels ``y`` (the greater value marks labeled positives).
+        """Fit all base models on PU data ``X`` with PU labels ``y`` (1 / ``True``, or ``pos_label``, marks labeled
+        positives).
 
         Returns
         -------
