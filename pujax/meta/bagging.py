@@ -202,6 +202,11 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     _needs_prior = False  # prior=None is allowed: resolved in fit
     _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*,2]", "prior_": "float|none",
                       "threshold_": "float"}
+    _expected_failed_checks = {
+        "check_sample_weight_equivalence_on_dense_data":
+            "prior='auto' estimates the prior, and threshold_ is set, from the rows (sample_weight only weights the "
+            "base models' fits): repeated rows and integer weights give different thresholds",
+    }
 
     def __init__(self, estimator=None, *, n_estimators=100, max_samples=None, bootstrap=True, n_jobs=None,
                  random_state=None, verbose=0, prior="auto", pos_label=None):

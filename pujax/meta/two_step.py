@@ -116,9 +116,10 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         Fraction of the labeled positives used as spies (``negatives="spy"``).
     noise_level : float in [0, 1), default=0.15
         Fraction of spies (or of labeled positives, ``"threshold"``) allowed below the threshold.
-    class_weight : {"balanced", None}, default="balanced"
-        Step two's class weights: "balanced" gives the positives and the reliable negatives equal total weight
-        (times ``sample_weight``; the base model must take ``sample_weight``); None fits them unweighted.
+    class_weight : "balanced", dict or None, default="balanced"
+        Step two's class weights: "balanced" gives the positives and the reliable negatives equal total weight; a
+        dict maps the labels of ``y`` (``classes_``) to weights; None fits them unweighted. Weights multiply
+        ``sample_weight``; the base model must take ``sample_weight``.
     random_state : int, RandomState or None, default=None
         Seed of the choice of spies.
     pos_label : int, float, bool, str or None, default=None
@@ -180,7 +181,8 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         check_int(self.iterate, "iterate", 0)
         check_float(self.spy_ratio, "spy_ratio", 0.0, 1.0)
         check_float(self.noise_level, "noise_level", 0.0, 1.0, closed="left")
-        check_in(self.class_weight, "class_weight", ("balanced", None))
+        if not isinstance(self.class_weight, dict):
+            check_in(self.class_weight, "class_weight", ("balanced", None))
         check_base(self.estimator)
 
     def _step_one(self, base, X, s, w):
@@ -230,9 +232,13 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         rows = np.concatenate([P, rn])
         y = np.concatenate([np.ones(P.size, np.int32), np.zeros(rn.size, np.int32)])
         w = _sub(w, rows)
-        if self.class_weight == "balanced":
+        if self.class_weight is not None:
             w = np.ones(rows.size) if w is None else np.asarray(w, np.float64)
-            totals = np.array([np.sum(w[y == 0]), np.sum(w[y == 1])])
-            w = w * (totals.sum() / (2.0 * totals))[y]
+            if isinstance(self.class_weight, dict):  # keyed by the labels of y: classes_ = [unlabeled, labeled]
+                per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
+            else:  # "balanced"
+                totals = np.array([np.sum(w[y == 0]), np.sum(w[y == 1])])
+                per_class = totals.sum() / (2.0 * totals)
+            w = w * per_class[y]
         return fit_base(base, X[rows], y, w, hint="pass class_weight=None")
 

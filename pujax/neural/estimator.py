@@ -142,11 +142,14 @@ class NNPUClassifier(_NeuralPUBase):
         Centre and scale every feature inside ``fit`` (mean and standard deviation of the training rows, computed in
         float64; constant features get scale 1) before the float32 network, so that predictions do not depend on the
         units or offsets of the features. ``False`` feeds ``X`` as given (e.g. pixels / 255 as in Kiryo et al.).
-    validation_fraction : float in [0, 1) or None, default=0.0
+    validation_fraction : float in [0, 1) or None, default=0.1
         Model selection (:mod:`pujax.neural.selection`): this share of the labeled positives and of the unlabeled
-        rows is held out (stratified, seeded by ``random_state``), the models train on the rest, and each seed keeps
-        the variables of the epoch whose held-out risk -- the ``risk`` estimator with ``loss`` at ``prior``, model in
-        evaluation mode -- is lowest. 0 or None: every row is trained on and the last epoch is kept (Kiryo et al.).
+        rows is held out (stratified, seeded by ``random_state``; at least 2 labeled rows are needed), the models
+        train on the rest, and each seed keeps the variables of the epoch whose held-out risk -- the ``risk``
+        estimator with ``loss`` at ``prior``, model in evaluation mode -- is lowest. 0 or None: every row is trained
+        on and the last epoch is kept (Kiryo et al.). The default selects: on MNIST it meets Kiryo et al.'s
+        accuracy where the last epoch falls short, and on tabular data it stays nearer PU Extra Trees
+        (``benchmarks/results/neural.md``, ``benchmarks/results/nnpu_tabular.md``).
     n_seeds : int, default=1
         Independently initialised models (different init and minibatch order) trained at once in one vmapped
         program; predictions use their mean score, each seed stays available (:meth:`seed_variables`,
@@ -224,7 +227,7 @@ class NNPUClassifier(_NeuralPUBase):
 
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, batching="epoch", learning_rate=1e-3, weight_decay=5e-3, prior="auto",
-                 standardize=True, validation_fraction=0.0, n_seeds=1, model_kwargs=None, callback=None,
+                 standardize=True, validation_fraction=0.1, n_seeds=1, model_kwargs=None, callback=None,
                  random_state=None, verbose=False, devices=None, pos_label=None):
         self.model = model
         self.risk = risk
