@@ -49,7 +49,12 @@ def generate() -> str:
     lines = [BEGIN, "", "| estimator | module | kind | sparse X | NaN in X | `sample_weight` | expected failures |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     lines += [_row(cls) for cls in classes]
-    lines += ["", "### Expected check failures", ""]
+    from pujax.base import LABEL_RULE_CHECKS
+
+    lines += ["", "### Expected check failures", "",
+              "Every PU classifier (the label rule of `pujax.validation.read_pu_labels`):", ""]
+    lines += [f"- `{check}`: {reason}." for check, reason in sorted(LABEL_RULE_CHECKS.items())]
+    lines += ["", "Per estimator:", ""]
     failures = [(cls, check, reason) for cls in classes
                 for check, reason in sorted(getattr(cls, "_expected_failed_checks", {}).items())]
     if failures:

@@ -26,7 +26,18 @@ if TYPE_CHECKING:
 
     from pujax._typing import RandomStateLike
 
-__all__ = ["PUClassifierMixin", "SaveLoadMixin", "resolve_prior"]
+__all__ = ["PUClassifierMixin", "SaveLoadMixin", "resolve_prior", "LABEL_RULE_CHECKS", "DegenerateFitWarning"]
+
+LABEL_RULE_CHECKS = {
+    "check_classifiers_classes": "its string labels ('one' / 'two') are refused: PU labels are bool, {0, 1} or "
+                                 "{-1, 1} unless pos_label names the labeled value (read_pu_labels)",
+}
+"""scikit-learn estimator checks that no PU classifier can pass under pujax's label rule, with the reason."""
+
+
+class DegenerateFitWarning(UserWarning):
+    """A fit whose result cannot be trusted as it stands -- an estimate at the bound of its range, no positive found
+    among the unlabeled rows, one class predicted for every unlabeled row; the message names the argument to set."""
 
 
 def resolve_prior(prior: float | str, X: ArrayLike, s01: ArrayLike, random_state: RandomStateLike = None) -> float:
@@ -65,9 +76,11 @@ class SaveLoadMixin:
 class PUClassifierMixin(SaveLoadMixin, ClassifierMixin):
     """Mixin of every pujax PU classifier (put it before :class:`~sklearn.base.BaseEstimator`).
 
-    ``fit(X, y)`` takes PU labels as ``y`` (the scikit-learn name; pujax's docs call them ``s``): the greater of
-    its two values (1, ``True``) marks labeled positives, the other (0, -1, ``False``) unlabeled rows.
-    ``classes_`` holds those two values; ``predict`` returns ``classes_[1]`` for the positive class.
+    ``fit(X, y)`` takes PU labels as ``y`` (the scikit-learn name; pujax's docs call them ``s``), read by one rule
+    (:func:`pujax.validation.read_pu_labels`): bool, {0, 1} or {-1, 1}, where ``True`` / 1 marks labeled positives
+    and the other value unlabeled rows; any other encoding (1 / 2, strings) is refused with an error naming the
+    values, unless the estimator's ``pos_label`` names the labeled value. ``classes_`` holds the two values, the
+    unlabeled one first; ``predict`` returns ``classes_[1]`` (the labeled value) for the positive class.
     Scenario: case-control -- labeled positives are drawn from p(x | y = 1), unlabeled rows from the marginal
     p(x) whose positive fraction is the class prior ``prior``. ``score(X, y)`` is the accuracy against true
     labels.

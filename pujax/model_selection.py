@@ -19,13 +19,13 @@ Example: tune a PU forest without negative labels::
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from pujax.metrics.scorer import PU_SCORERS, PUScorer, make_pu_scorer
-from pujax.validation import check_int, encode_pu_labels
+from pujax.validation import check_int, check_pu_labels
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -37,11 +37,12 @@ if TYPE_CHECKING:
 __all__ = ["PUStratifiedKFold", "pu_train_test_split", "make_pu_scorer", "PUScorer", "PU_SCORERS"]
 
 
-def _pu_labels(y, n_min: int, what: str) -> np.ndarray:
-    """PU labels (two values, the greater = labeled) as int32 {0, 1}, with ``n_min`` rows of each class."""
+def _pu_labels(y, n_min: int, what: str, pos_label=None) -> np.ndarray:
+    """PU labels read by pujax's rule (:func:`~pujax.validation.read_pu_labels`) as int32 {0, 1}, with ``n_min``
+    rows of each class."""
     if y is None:
         raise ValueError(f"{what} needs the PU labels: pass y = s (1 = labeled positive, 0 = unlabeled).")
-    s01, _ = encode_pu_labels(y, name="y")
+    s01 = check_pu_labels(y, name="y", require_both=False, pos_label=pos_label)
     for cls, name in ((1, "labeled positives"), (0, "unlabeled rows")):
         n = int(np.sum(s01 == cls))
         if n < n_min:
@@ -54,8 +55,9 @@ class PUStratifiedKFold(StratifiedKFold):
     """K-fold cross-validation of PU data, stratified on the PU labels: the folds keep the labeled share.
 
     scikit-learn's :class:`~sklearn.model_selection.StratifiedKFold` applied to ``y = s`` after checking that
-    ``s`` holds PU labels (two values; the greater one marks labeled positives) with at least ``n_splits``
-    labeled and ``n_splits`` unlabeled rows, so that every test fold -- and every training fold -- holds both.
+    ``s`` holds PU labels (bool, {0, 1} or {-1, 1} with 1 labeled, or two values of which ``pos_label`` marks the
+    labeled positives) with at least ``n_splits`` labeled and ``n_splits`` unlabeled rows, so that every test fold
+    -- and every training fold -- holds both.
 
     Parameters
     ----------
@@ -65,6 +67,9 @@ class PUStratifiedKFold(StratifiedKFold):
         Shuffle each class's rows before splitting into folds.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling (only used with ``shuffle=True``).
+    pos_label : scalar or None, default=None
+        The value of ``y`` that marks labeled positives (as the estimators' ``pos_label``); None reads ``y`` as
+        bool, {0, 1} or {-1, 1}.
 
     References
     ----------
@@ -82,9 +87,10 @@ class PUStratifiedKFold(StratifiedKFold):
     [2, 2, 2]
     """
 
-    def __init__(self, n_splits: int = 5, *, shuffle: bool = False, random_state=None):
+    def __init__(self, n_splits: int = 5, *, shuffle: bool = False, random_state=None, pos_label=None):
         super().__init__(n_splits=check_int(n_splits, "n_splits", low=2), shuffle=shuffle,
                          random_state=random_state)
+        self.pos_label = pos_label
 
     def split(self, X: ArrayLike, y: ArrayLike,
               groups: ArrayLike | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -95,7 +101,7 @@ class PUStratifiedKFold(StratifiedKFold):
         X : array-like of shape (n_samples, n_features)
             Training data (only its length is used).
         y : array-like of shape (n_samples,)
-            PU labels ``s`` (the greater value marks labeled positives).
+            PU labels ``s`` (1 / ``True`` or ``pos_label`` marks labeled positives).
         groups : ignored
             Present for API compatibility.
 
@@ -104,12 +110,13 @@ class PUStratifiedKFold(StratifiedKFold):
         train, test : ndarray
             Row indices of the training and of the test fold.
         """
-        s01 = _pu_labels(y, self.n_splits, f"PUStratifiedKFold(n_splits={self.n_splits})")
+        s01 = _pu_labels(y, self.n_splits, f"PUStratifiedKFold(n_splits={self.n_splits})", self.pos_label)
         return super().split(X, s01, groups)
 
 
 def pu_train_test_split(X: ArrayLike, s: ArrayLike, *arrays: ArrayLike, test_size: float | int | None = None,
-                        train_size: float | int | None = None, random_state: RandomStateLike = None) -> list:
+                        train_size: float | int | None = None, random_state: RandomStateLike = None,
+                        pos_label: Any = None) -> list:
     """Split PU data into a training and a test part that keep the labeled share (stratified on ``s``).
 
     scikit-learn's :func:`~sklearn.model_selection.train_test_split` with ``stratify=s``, after checking that
@@ -121,13 +128,15 @@ def pu_train_test_split(X: ArrayLike, s: ArrayLike, *arrays: ArrayLike, test_siz
     X : array-like of shape (n_samples, n_features)
         Features.
     s : array-like of shape (n_samples,)
-        PU labels (the greater value marks labeled positives).
+        PU labels: bool, {0, 1} or {-1, 1} (1 / ``True`` = labeled positive), or two values with ``pos_label``.
     *arrays : array-like of shape (n_samples, ...)
         Further arrays split the same way (e.g. hidden true labels for evaluation).
     test_size, train_size : float, int or None
         As in :func:`~sklearn.model_selection.train_test_split` (default: a 25 % test part).
     random_state : int, RandomState instance or None
         Seeds the shuffling.
+    pos_label : scalar or None, default=None
+        The value of ``s`` that marks labeled positives (None: the rule above).
 
     Returns
     -------
@@ -146,6 +155,6 @@ def pu_train_test_split(X: ArrayLike, s: ArrayLike, *arrays: ArrayLike, test_siz
     >>> X_tr.shape, X_te.shape, int(s_tr.sum()), int(s_te.sum())
     ((15, 2), (5, 2), 6, 2)
     """
-    s01 = _pu_labels(s, 2, "pu_train_test_split")
+    s01 = _pu_labels(s, 2, "pu_train_test_split", pos_label)
     return train_test_split(X, s, *arrays, test_size=test_size, train_size=train_size,
                             random_state=random_state, shuffle=True, stratify=s01)

@@ -44,6 +44,8 @@ __all__ = [
     "validate_predict_data",
     "check_X",
     "check_1d",
+    "LABEL_RULE",
+    "read_pu_labels",
     "check_pu_labels",
     "encode_pu_labels",
     "check_binary_labels",
@@ -132,40 +134,6 @@ def check_X(X: ArrayLike, name: str = "X", *, accept_sparse: bool | str | list =
     return _as_compute_dtype(X, dtype)
 
 
-def encode_pu_labels(s: ArrayLike, name: str = "s") -> tuple[np.ndarray, np.ndarray]:
-    """Encode an estimator's target: return ``(s01, classes)`` with ``s01`` int32 in {0, 1}.
-
-    scikit-learn's binary-classifier convention: ``classes = np.unique(s)`` holds the two values the user passed
-    and the greater one, ``classes[1]``, marks the labeled positives (``True`` of a bool vector, ``1`` of {0, 1}
-    or {-1, +1}). A continuous target gets scikit-learn's "Unknown label type" error; more or fewer than two
-    values a ``ValueError`` that says what PU labels are.
-    """
-    s = column_or_1d(s, warn=True)
-    kind = type_of_target(s, input_name=name)
-    if kind not in ("binary", "multiclass"):
-        raise ValueError(
-            f"Unknown label type: {kind}. {name} must hold PU labels: two values, the greater one (e.g. 1 or "
-            f"True) marking labeled positives and the other unlabeled rows."
-        )
-    classes, s01 = np.unique(s, return_inverse=True)
-    if len(classes) > 2:
-        raise ValueError(
-            f"Only binary classification is supported. The type of the target is multiclass: {name} has "
-            f"{len(classes)} classes {classes[:6].tolist()}, but PU labels must be binary, two values (labeled "
-            f"positive, unlabeled). For a multi-class y pass s = (y == positive_class)."
-        )
-    if len(classes) < 2:
-        value = classes[0].item()
-        what = ("no labeled positive" if value in (0, -1) else "no unlabeled row" if value == 1
-                else "only one label value")
-        raise ValueError(
-            f"{name} has only one class ({value!r}): {what}. PU learning needs labeled positives (the greater "
-            f"label, e.g. 1) and unlabeled rows (e.g. 0); in the case-control setting pass X = concat(X_P, X_U) "
-            f"with s = concat(ones, zeros)."
-        )
-    return np.ascontiguousarray(s01.reshape(-1), dtype=np.int32), classes
-
-
 def check_1d(values: ArrayLike, name: str, *, per_row: str, if_none: str, hint: str = "") -> np.ndarray:
     """``values`` (a sequence, an array, a pandas object or a one-column 2-D array) as a 1-D numpy array.
 
@@ -196,44 +164,161 @@ def check_1d(values: ArrayLike, name: str, *, per_row: str, if_none: str, hint: 
     return arr
 
 
-def check_pu_labels(s: ArrayLike, name: str = "s", n_samples: int | None = None,
-                    require_both: bool = True) -> np.ndarray:
-    """Validate PU labels for a functional core or a metric: bool, {0, 1} or {-1, +1}; return int32 {0, 1}.
+LABEL_RULE = ("PU labels are binary: bool, {0, 1} or {-1, 1}, where True / 1 marks the labeled positives and "
+              "False / 0 / -1 the unlabeled rows")
 
-    Stricter than :func:`encode_pu_labels` (no other label values: a {0, 2} vector is an error, not a relabeling).
-    ``require_both``: there must be a labeled (1) and an unlabeled (0) row.
+
+def _shown(values) -> str:
+    """The first values of a label vector, for an error message."""
+    return repr(list(values)[:6])[:-1] + (", ...]" if len(list(values)) > 6 else "]")
+
+
+def _label_values(arr: np.ndarray, name: str) -> list:
+    """The distinct values of a 1-D label array (sorted where they compare), as Python objects."""
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} has dtype {arr.dtype}; {LABEL_RULE}.")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values; {LABEL_RULE}.")
+    try:
+        values = np.unique(arr).tolist()
+    except TypeError:  # object labels of types that do not compare (e.g. 1 and "a")
+        raise ValueError(f"{name} holds values of mixed types {_shown(dict.fromkeys(arr.tolist()))}; "
+                         f"{LABEL_RULE}.") from None
+    if any(v != v for v in values):  # NaN in an object array
+        raise ValueError(f"{name} contains NaN values; {LABEL_RULE}.")
+    return values
+
+
+def _labeled_value(values: list, name: str, pos_label: Any) -> Any:
+    """The value of ``values`` that marks labeled positives: ``pos_label``, or 1 / True of the documented
+    encodings; a ``ValueError`` naming the values seen otherwise."""
+    if pos_label is not None:
+        if isinstance(pos_label, (list, tuple, set, dict, np.ndarray)):
+            raise TypeError(f"pos_label must be a single label value (e.g. 1 or 'positive'); got {pos_label!r}.")
+        hits = [v for v in values if v == pos_label]
+        if not hits:
+            raise ValueError(f"pos_label={pos_label!r} is not among the values of {name}: {_shown(values)}; pass the "
+                             f"value that marks the labeled positives.")
+        return hits[0]
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return True
+    if all(not isinstance(v, (str, bytes)) for v in values) and (set(values) <= {0, 1} or set(values) <= {-1, 1}):
+        return 1
+    raise ValueError(
+        f"{name} holds the values {_shown(values)}; {LABEL_RULE}. Name the value that marks the labeled positives: "
+        f"pos_label=<value> of an estimator (or of PUStratifiedKFold / pu_train_test_split), or "
+        f"pujax.validation.check_pu_labels({name}, pos_label=<value>) before a function. For multi-class y pass "
+        f"(y == positive_class)."
+    )
+
+
+def read_pu_labels(s: ArrayLike, name: str = "s", *, pos_label: Any = None,
+                   n_samples: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Read PU labels by pujax's one rule; return ``(s01, classes)``.
+
+    Without ``pos_label``: bool, {0, 1} or {-1, 1} (ints, floats or numeric objects), with ``True`` / 1 marking
+    the labeled positives; any other values (e.g. {1, 2}, {0, 2}, strings) raise a ``ValueError`` that names the
+    values seen. With ``pos_label``: rows equal to it are the labeled positives and the rows of the one other value
+    are unlabeled (at most two values).
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        The labels (a one-column 2-D array and pandas objects are accepted).
+    name : str, default="s"
+        Argument name used in the errors.
+    pos_label : scalar or None, default=None
+        The value that marks labeled positives; None applies the rule above.
+    n_samples : int or None, default=None
+        The number of rows ``s`` must have (that of ``X``).
+
+    Returns
+    -------
+    s01 : ndarray of shape (n_samples,), int32
+        1 for labeled positives, 0 for unlabeled rows.
+    classes : ndarray
+        The values present in ``s``, the unlabeled one first and the labeled one last (``classes[-1]`` marks the
+        labeled positives), in ``s``'s dtype.
+
+    Examples
+    --------
+    >>> from pujax.validation import read_pu_labels
+    >>> s01, classes = read_pu_labels(["unlabeled", "positive"], pos_label="positive")
+    >>> s01.tolist(), classes.tolist()
+    ([0, 1], ['unlabeled', 'positive'])
     """
     arr = check_1d(s, name, per_row="label", if_none="PU labels (1 = labeled positive, 0 = unlabeled)")
     if n_samples is not None and arr.shape[0] != n_samples:
         raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n_samples} rows; pass one label per row.")
-    if arr.dtype == bool:
-        out = arr.astype(np.int32)
-    else:
-        if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
-            raise TypeError(f"{name} has dtype {arr.dtype}; labels must be bool, {{0, 1}} or {{-1, +1}}.")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} contains NaN or infinite values; labels must be bool, {{0, 1}} or {{-1, +1}}.")
-        values = set(np.unique(arr).tolist())
-        if values <= {0, 1}:
-            out = arr.astype(np.int32)
-        elif values <= {-1, 1}:
-            out = (arr == 1).astype(np.int32)
-        else:
-            raise ValueError(
-                f"{name} must be binary labels (1 = labeled positive / positive, 0 or -1 = unlabeled / negative, "
-                f"or bool); found values {sorted(values)[:6]}. For multi-class y pass (y == positive_class)."
-            )
+    values = _label_values(arr, name)
+    if len(values) > 2:
+        raise ValueError(
+            f"{name} holds {len(values)} values {_shown(values)}; {LABEL_RULE}. For multi-class y pass "
+            f"(y == positive_class)."
+        )
+    labeled = _labeled_value(values, name, pos_label)
+    s01 = np.ascontiguousarray(arr == labeled, dtype=np.int32)
+    ordered = [v for v in values if not v == labeled] + [v for v in values if v == labeled]
+    return s01, np.array(ordered, dtype=arr.dtype)
+
+
+def encode_pu_labels(s: ArrayLike, name: str = "s", pos_label: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Encode an estimator's target: return ``(s01, classes)`` with ``s01`` int32 in {0, 1}.
+
+    The rule of :func:`read_pu_labels` (bool, {0, 1}, {-1, 1}, or any two values with ``pos_label``), and the two
+    values present: ``classes`` holds them with the labeled value last (``classes[1]``: what ``predict`` returns
+    for the positive class); without ``pos_label`` that is the sorted pair. A continuous target gets
+    scikit-learn's "Unknown label type" error, more than two values its "Only binary classification" error and a
+    single value an error that says what PU labels are.
+    """
+    s = column_or_1d(s, warn=True)
+    kind = type_of_target(s, input_name=name)
+    if kind not in ("binary", "multiclass", "unknown"):  # "unknown": e.g. object arrays, read by the rule below
+        raise ValueError(f"Unknown label type: {kind}. {name} must hold PU labels: {LABEL_RULE}.")
+    values = _label_values(s, name)
+    if len(values) > 2:
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is multiclass: {name} has "
+            f"{len(values)} classes {_shown(values)}, but PU labels must be binary, two values (labeled positive, "
+            f"unlabeled). For a multi-class y pass s = (y == positive_class)."
+        )
+    s01, classes = read_pu_labels(s, name, pos_label=pos_label)
+    if len(classes) < 2:
+        value = classes[0].item()
+        what = "no labeled positive" if not s01.any() else "no unlabeled row"
+        raise ValueError(
+            f"{name} has only one class ({value!r}): {what}. PU learning needs labeled positives (1, True or "
+            f"pos_label) and unlabeled rows (0, -1 or False); in the case-control setting pass "
+            f"X = concat(X_P, X_U) with s = concat(ones, zeros)."
+        )
+    return s01, classes
+
+
+def check_pu_labels(s: ArrayLike, name: str = "s", n_samples: int | None = None, require_both: bool = True,
+                    pos_label: Any = None) -> np.ndarray:
+    """PU labels for a functional core, a metric or a splitter, read by :func:`read_pu_labels`: int32 {0, 1}.
+
+    bool, {0, 1} or {-1, 1} (1 / True = labeled positive); other values raise a ``ValueError`` naming them unless
+    ``pos_label`` names the labeled value. ``require_both``: there must be a labeled (1) and an unlabeled (0) row.
+    A traced ``s`` (inside ``jax.jit`` or ``jax.vmap``) is returned unchanged: its values cannot be read.
+    """
+    import jax
+
+    if isinstance(s, jax.core.Tracer):  # traced under jit / vmap: its values cannot be read
+        return s
+    out, _ = read_pu_labels(s, name, pos_label=pos_label, n_samples=n_samples)
     if require_both and out.size:
         n_lab = int(out.sum())
         if n_lab == 0:
             raise ValueError(f"{name} has no labeled positive (all 0); PU learning needs at least one {name} == 1.")
         if n_lab == out.shape[0]:
             raise ValueError(f"{name} has no unlabeled row (all 1); PU learning needs unlabeled data ({name} == 0).")
-    return np.ascontiguousarray(out)
+    return out
 
 
 def check_binary_labels(y: ArrayLike, name: str = "y", n_samples: int | None = None) -> np.ndarray:
-    """Fully observed binary labels (bool, {0, 1} or {-1, +1}) as int32 {0, 1}; one class is allowed."""
+    """Fully observed binary labels by the same rule (bool, {0, 1} or {-1, +1}) as int32 {0, 1}; one class is
+    allowed."""
     return check_pu_labels(y, name=name, n_samples=n_samples, require_both=False)
 
 
@@ -285,7 +370,7 @@ def validate_fit_data(estimator: BaseEstimator, X: ArrayLike, s: ArrayLike, samp
     X, s = validate_data(estimator, X, s, reset=True, accept_sparse=accept_sparse, dtype=_FLOAT_DTYPES,
                          ensure_min_samples=2, y_numeric=False)
     _float32_range(X, "X")
-    s01, classes = encode_pu_labels(s)
+    s01, classes = encode_pu_labels(s, pos_label=getattr(estimator, "pos_label", None))
     if set_classes:
         estimator.classes_ = classes
     w = check_sample_weight(sample_weight, s01)

@@ -321,7 +321,7 @@ def test_several_searches_vmapped_equal_separate_searches(fitted):
     Xs = minmax_scale(X)
     Xj = jnp.asarray(Xs - Xs.mean(0), jnp.float32)
     f32 = lambda v: jnp.asarray(v, jnp.float32)
-    cfg = SearchConfig(width=2, n_clusters=3, max_iter=20, kmeans_max_iter=20)
+    cfg = SearchConfig(width=2, n_clusters=3, max_iter=20, kmeans_max_iter=20, covariance_type="full")
     theta0 = f32(np.full(D_FEAT, 2 / D_FEAT))
     for i, k in enumerate(jax.random.split(jax.random.PRNGKey(1), 2)):
         k_steps, k_gmm = jax.random.split(k)

@@ -48,7 +48,8 @@ def test_elkan_noto_label_frequency_on_real_sets(name, rows, data_dir):
 @pytest.mark.parametrize("method", ["e1", "e2", "e3"])
 def test_elkan_noto_c_matches_numpy_reference(method):
     X, y, s = _blobs()
-    clf = ElkanNotoClassifier(c_estimator=method, hold_out_ratio=0.25, random_state=3).fit(X, s)
+    clf = ElkanNotoClassifier(c_estimator=method, hold_out_ratio=0.25, weighted=False, random_state=3).fit(X, s)
+    assert clf.cv_ is None  # the hold-out holds >= 10 labeled rows
     Z = _seen(X)
     train, hold = stratified_hold_out(s.astype(np.int32), 0.25, np.random.RandomState(3))
     g = LogisticRegression(max_iter=1000).fit(Z[train], s[train]).predict_proba(Z[hold])[:, 1]
@@ -58,8 +59,10 @@ def test_elkan_noto_c_matches_numpy_reference(method):
     n_l, n_u = s.sum(), (1 - s).sum()
     assert clf.prior_ == pytest.approx(min(1.0, n_l * (1 - ref) / (ref * n_u)), rel=1e-6)
     p = clf.predict_proba(X)[:, 1]
-    ref_p = np.clip(clf.estimator_.predict_proba(Z)[:, 1] / ref, 0, 1)
-    np.testing.assert_allclose(p, ref_p, rtol=1e-6)
+    r = clf.estimator_.predict_proba(Z)[:, 1] / ref  # g / c up to 1/2, then 1 - 1 / (4 r): below 1, no ties
+    np.testing.assert_allclose(p, np.where(r <= 0.5, r, 1 - 0.25 / r), rtol=1e-6)
+    order = np.argsort(r)
+    assert np.all(np.diff(p[order]) >= 0) and np.unique(p).size == np.unique(r).size
 
 
 def test_elkan_noto_cross_fitted_c_matches_reference_and_is_steadier():
@@ -75,12 +78,18 @@ def test_elkan_noto_cross_fitted_c_matches_reference_and_is_steadier():
         oof[te] = LogisticRegression(max_iter=1000).fit(Z[tr], s[tr]).predict_proba(Z[te])[:, 1]
     assert clf.c_ == pytest.approx(oof[s == 1].mean(), rel=1e-6)
     np.testing.assert_allclose(clf.estimator_.coef_, LogisticRegression(max_iter=1000).fit(Z, s).coef_, rtol=1e-6)
-    errors = {None: [], 5: []}
+    errors = {"hold-out": [], 5: []}
     for seed in range(10):
         X, y, s = _blobs(n=300, seed=10 + seed, c=0.2)
-        for cv in errors:
-            errors[cv].append(abs(ElkanNotoClassifier(cv=cv, random_state=seed).fit(X, s).c_ - s.sum() / y.sum()))
-    assert np.mean(errors[5]) < np.mean(errors[None]), errors
+        auto = ElkanNotoClassifier(random_state=seed).fit(X, s)  # ~30 labeled rows: 3 in a 10 % hold-out
+        assert auto.cv_ == 5 and auto.c_ == ElkanNotoClassifier(cv=5, random_state=seed).fit(X, s).c_
+        errors[5].append(abs(auto.c_ - s.sum() / y.sum()))
+        g = LogisticRegression(max_iter=1000)  # the single 10 % hold-out cv=None used to take
+        train, hold = stratified_hold_out(s.astype(np.int32), 0.1, np.random.RandomState(seed))
+        Z = _seen(X)
+        errors["hold-out"].append(abs(g.fit(Z[train], s[train]).predict_proba(Z[hold][s[hold] == 1])[:, 1].mean()
+                                      - s.sum() / y.sum()))
+    assert np.mean(errors[5]) < np.mean(errors["hold-out"]), errors
     with pytest.raises(ValueError, match="cv=4 needs at least 4 labeled"):
         ElkanNotoClassifier(cv=4).fit(X[:20], np.r_[np.ones(3, int), np.zeros(17, int)])
     with pytest.raises(ValueError, match="cv"):
@@ -130,7 +139,7 @@ def test_bagging_matches_hand_written_loop():
 
     X, y, s = _blobs(n=150, seed=4, shift=1.5)
     X = X.astype(np.float64)  # base models see float64 rows
-    clf = PUBaggingClassifier(n_estimators=7, max_samples=0.5, random_state=11).fit(X, s)
+    clf = PUBaggingClassifier(n_estimators=7, max_samples=0.5, random_state=11, prior=None).fit(X, s)
     seeds = np.random.RandomState(11).randint(np.iinfo(np.int32).max, size=7)
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     k = int(round(0.5 * U.size))
@@ -150,6 +159,23 @@ def test_bagging_matches_hand_written_loop():
         np.r_[X[P], X[b]], np.r_[np.ones(P.size), np.zeros(k)]).feature_importances_
         for sd, b in ((sd, np.random.RandomState(sd).choice(U, size=k, replace=True)) for sd in seeds)], 0)
     np.testing.assert_allclose(clf.feature_importances_, imp)
+
+
+def test_bagging_prior_sets_the_threshold_of_the_mean_score():
+    """With a prior, threshold_ puts that share of the unlabeled rows' out-of-bag scores above it; predict_proba is
+    the mean score mapped piecewise linearly with threshold_ at 0.5 (same ranking); prior=None keeps 0.5."""
+    from pujax.meta import PUBaggingClassifier
+
+    X, y, s = _blobs(n=300, seed=6, c=0.3, shift=1.5)
+    plain = PUBaggingClassifier(n_estimators=15, random_state=2, prior=None).fit(X, s)
+    clf = PUBaggingClassifier(n_estimators=15, random_state=2, prior=0.35).fit(X, s)
+    assert plain.threshold_ == 0.5 and plain.prior_ is None and clf.prior_ == 0.35
+    oob = clf.oob_decision_function_[s == 0, 1]
+    assert abs(np.mean(oob[~np.isnan(oob)] > clf.threshold_) - 0.35) < 0.05
+    q, t = plain.predict_proba(X)[:, 1], clf.threshold_  # the mean score (the identity map at 0.5)
+    ref = np.where(q <= t, 0.5 * q / t, 0.5 + 0.5 * (q - t) / (1 - t))
+    np.testing.assert_allclose(clf.predict_proba(X)[:, 1], ref, rtol=1e-12)
+    np.testing.assert_array_equal(clf.predict(X), (q > t).astype(int))
 
 
 def test_bagging_parallel_equals_sequential_and_beats_naive(tmp_path):
@@ -182,14 +208,15 @@ def test_bagging_batched_svm_bags_equal_one_by_one_fits(tmp_path):
 
     X, y, s = _blobs(n=200, seed=12, c=0.4, shift=1.5)
     base = CWSVMClassifier(C_pos=2.0, C_unl=0.5)
-    clf = PUBaggingClassifier(base, n_estimators=5, max_samples=40, random_state=3).fit(X, s)
+    clf = PUBaggingClassifier(base, n_estimators=5, max_samples=40, random_state=3, prior=None).fit(X, s)
     Z = standardize(X, clf.mean_, clf.scale_)
     seeds = np.random.RandomState(3).randint(np.iinfo(np.int32).max, size=5)
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     probas, oob_sum, oob_n = [], np.zeros(len(s)), np.zeros(len(s))
     for seed, est in zip(seeds, clf.estimators_):
         bag = np.random.RandomState(seed).choice(U, size=40, replace=True)
-        ref = CWSVMClassifier(C_pos=2.0, C_unl=0.5).fit(Z[np.r_[P, bag]], np.r_[np.ones(P.size), np.zeros(40)])
+        ref = CWSVMClassifier(C_pos=2.0, C_unl=0.5, prior=None).fit(Z[np.r_[P, bag]],
+                                                                    np.r_[np.ones(P.size), np.zeros(40)])
         np.testing.assert_allclose(est.decision_function(Z), ref.decision_function(Z), rtol=1e-4, atol=1e-4)
         assert est.n_unl_ == ref.n_unl_ == 40 and est.gamma_ == pytest.approx(ref.gamma_)
         probas.append(ref.predict_proba(Z)[:, 1])
@@ -264,7 +291,8 @@ def test_two_step_spy_and_rocchio_match_hand_written_reference():
 
     X, y, s = _blobs(n=300, seed=7, c=0.4, shift=2.0)
     X = X.astype(np.float64)
-    clf = TwoStepClassifier(negatives="spy", spy_ratio=0.2, noise_level=0.1, random_state=5).fit(X, s)
+    clf = TwoStepClassifier(negatives="spy", spy_ratio=0.2, noise_level=0.1, class_weight=None,
+                            random_state=5).fit(X, s)
     Z = _seen(X)
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     spies = np.random.RandomState(5).choice(P, size=int(round(0.2 * P.size)), replace=False)
@@ -276,6 +304,11 @@ def test_two_step_spy_and_rocchio_match_hand_written_reference():
     np.testing.assert_array_equal(clf.reliable_negatives_, rn)
     final = LogisticRegression(max_iter=1000).fit(np.r_[Z[P], Z[rn]], np.r_[np.ones(P.size), np.zeros(rn.size)])
     np.testing.assert_allclose(clf.predict_proba(X)[:, 1], final.predict_proba(Z)[:, 1], rtol=1e-6)
+    balanced = TwoStepClassifier(negatives="spy", spy_ratio=0.2, noise_level=0.1, random_state=5).fit(X, s)
+    w = np.r_[np.full(P.size, (P.size + rn.size) / (2 * P.size)), np.full(rn.size, (P.size + rn.size) / (2 * rn.size))]
+    final = LogisticRegression(max_iter=1000).fit(np.r_[Z[P], Z[rn]], np.r_[np.ones(P.size), np.zeros(rn.size)],
+                                                  sample_weight=w)
+    np.testing.assert_allclose(balanced.predict_proba(X)[:, 1], final.predict_proba(Z)[:, 1], rtol=1e-6)
 
     roc = TwoStepClassifier(negatives="rocchio").fit(X, s)
     Xd = X.astype(np.float64)

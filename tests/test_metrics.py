@@ -109,7 +109,7 @@ def test_bad_inputs_raise_errors_naming_the_argument(fn, kw, lab, second):
     bad = {
         "length": ({second: kw[second][:-1]}, rf"{second} has 5 entries but {lab} has 6"),
         "empty": ({lab: [], second: []}, f"{lab} is empty"),
-        "labels {0, 2}": ({lab: 2 * S}, f"{lab}.*binary.*found values \\[0, 2\\]"),
+        "labels {0, 2}": ({lab: 2 * S}, f"{lab} holds the values \\[0, 2\\].*binary"),
         "nan label": ({lab: np.where(S == 1, 1.0, np.nan)}, f"{lab} contains NaN"),
         "2-D": ({second: np.c_[kw[second], kw[second]]}, f"{second} must be 1-D"),
     }
@@ -117,7 +117,7 @@ def test_bad_inputs_raise_errors_naming_the_argument(fn, kw, lab, second):
         bad["nan score"] = ({second: np.r_[np.nan, X[1:]]}, "y_score contains NaN")
         bad["inf score"] = ({second: np.r_[np.inf, X[1:]]}, "y_score contains infinity")
     else:
-        bad["labels {0, 2} pred"] = ({second: 2 * P}, f"{second}.*binary.*found values \\[0, 2\\]")
+        bad["labels {0, 2} pred"] = ({second: 2 * P}, f"{second} holds the values \\[0, 2\\].*binary")
     if "prior" in kw:
         for v in (1.5, 0.0, -0.1, np.nan):
             bad[f"prior {v}"] = ({"prior": v}, "prior")
@@ -129,7 +129,7 @@ def test_bad_inputs_raise_errors_naming_the_argument(fn, kw, lab, second):
             warnings.simplefilter("ignore")
             with pytest.raises(ValueError, match=msg):
                 fn(**{**kw, **change})
-    with pytest.raises(TypeError, match=lab):
+    with pytest.raises(ValueError, match=lab + r" holds the values \['a', 'b'\].*pos_label"):
         fn(**{**kw, lab: np.array(["a", "b", "a", "a", "b", "a"])})
 
 

@@ -46,8 +46,8 @@ def test_pu_stratified_kfold_equals_sklearn_on_s(pu_data, shuffle, seed):
     tests = np.concatenate([te for _, te in ours])
     np.testing.assert_array_equal(np.sort(tests), np.arange(len(s)))  # a partition
     assert all(abs(int(s[te].sum()) - 60 / 4) <= 1 for _, te in ours)  # the labeled share is kept
-    for enc in (s.astype(bool), 2 * s - 1, s + 1):  # any two values, the greater = labeled
-        folds = list(PUStratifiedKFold(4, shuffle=shuffle, random_state=seed).split(X, enc))
+    for enc, pos in ((s.astype(bool), None), (2 * s - 1, None), (2 - s, 1), (np.where(s, "P", "U"), "P")):
+        folds = list(PUStratifiedKFold(4, shuffle=shuffle, random_state=seed, pos_label=pos).split(X, enc))
         assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, ours))
 
 
@@ -58,11 +58,14 @@ def test_pu_stratified_kfold_errors():
         list(PUStratifiedKFold(5).split(X, s))
     with pytest.raises(ValueError, match="needs the PU labels"):
         list(PUStratifiedKFold(2).split(X, None))
-    with pytest.raises(ValueError, match="only one class"):
+    with pytest.raises(ValueError, match="0 labeled positives, fewer than the 2"):
         list(PUStratifiedKFold(2).split(X, np.zeros(20, int)))
+    with pytest.raises(ValueError, match=r"values \[1, 2\].*pos_label"):
+        list(PUStratifiedKFold(2).split(X, s + 1))
     with pytest.raises(ValueError, match="n_splits"):
         PUStratifiedKFold(1)
-    assert "PUStratifiedKFold(n_splits=5, random_state=None, shuffle=False)" == repr(PUStratifiedKFold())
+    assert "PUStratifiedKFold(n_splits=5, pos_label=None, random_state=None, shuffle=False)" == " ".join(
+        repr(PUStratifiedKFold()).split())
 
 
 def test_pu_train_test_split_equals_stratified_sklearn_split(pu_data):

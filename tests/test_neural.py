@@ -18,7 +18,7 @@ from pujax.risk import nnpu_objective, nnpu_risk, upu_risk
 from pujax.validation import as_key
 
 TINY = {"hidden_sizes": (8, 8)}
-COMMON = dict(model="mlp", model_kwargs=TINY, epochs=3, batch_size=64, learning_rate=1e-2)
+COMMON = dict(model="mlp", model_kwargs=TINY, epochs=3, batch_size=64, learning_rate=1e-2, validation_fraction=0.0)
 
 
 def _pu_problem(seed=0, n=160, n_p=30, d=4):

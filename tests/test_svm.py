@@ -184,7 +184,7 @@ def test_resvm_fit_predict(resvm, pu_data):
 
 def test_cwsvm_equals_sklearn(pu_data):
     Xtr, s, _, Xte, _ = pu_data
-    est = CWSVMClassifier(C_pos=3.0, C_unl=0.5, gamma=0.5, tol=TOL).fit(Xtr, s)
+    est = CWSVMClassifier(C_pos=3.0, C_unl=0.5, gamma=0.5, tol=TOL, prior=None).fit(Xtr, s)  # the SVM's own sign
     scaler = StandardScaler().fit(Xtr)  # the estimator standardizes inside fit
     svc = SVC(C=1.0, gamma=0.5, class_weight={1: 3.0, 0: 0.5}, tol=TOL).fit(scaler.transform(Xtr), s)
     ours, ref = est.decision_function(Xte), svc.decision_function(scaler.transform(Xte))
@@ -293,11 +293,13 @@ def test_gridsearchcv_with_pu_scorer(pu_data):
     assert np.all(np.isfinite(gs.cv_results_["mean_test_score"]))
 
 
-def test_pu_grid_search_matches_manual_cv(pu_data):
-    """The batched protocol gives the same fold scores as fitting each fold separately (CWSVM: no randomness)."""
+@pytest.mark.parametrize("prior", [None, 0.4])
+def test_pu_grid_search_matches_manual_cv(pu_data, prior):
+    """The batched protocol gives the same fold scores as fitting each fold separately (CWSVM: no randomness), with
+    the SVM's own sign and with a prior threshold."""
     Xtr, s, _, _, _ = pu_data
     grid = {"C_pos": [1.0, 4.0], "C_unl": [0.5]}
-    res = pu_grid_search(CWSVMClassifier(gamma=0.5), grid, Xtr, s, cv=2, random_state=3)
+    res = pu_grid_search(CWSVMClassifier(gamma=0.5, prior=prior), grid, Xtr, s, cv=2, random_state=3)
     from sklearn.model_selection import StratifiedKFold
 
     from pujax.validation import as_key, host_rng
@@ -306,7 +308,7 @@ def test_pu_grid_search_matches_manual_cv(pu_data):
     folds = list(StratifiedKFold(2, shuffle=True, random_state=seed).split(Xtr, s))
     for g, params in enumerate(res.cv_results_["params"]):
         for f, (tr, va) in enumerate(folds):
-            est = CWSVMClassifier(gamma=0.5, **params).fit(Xtr[tr], s[tr])
+            est = CWSVMClassifier(gamma=0.5, prior=prior, **params).fit(Xtr[tr], s[tr])
             manual = float(pu_score(s[va], est.predict(Xtr[va])))
             assert res.cv_results_[f"split{f}_test_score"][g] == pytest.approx(manual, rel=1e-3)
     assert res.best_estimator_.get_params()["C_pos"] == res.best_params_["C_pos"]
@@ -331,7 +333,7 @@ def test_synthetic_generator():
 _SCALE_ESTIMATORS = {
     "RESVM": lambda: RESVMClassifier(n_estimators=5, n_pos=20, max_samples=60, random_state=0),
     "BAG": lambda: BaggingSVMClassifier(n_estimators=5, max_samples=60, random_state=0),
-    "CWSVM": lambda: CWSVMClassifier(C_pos=3.0),
+    "CWSVM": lambda: CWSVMClassifier(C_pos=3.0, random_state=0),
 }
 
 

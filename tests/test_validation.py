@@ -52,20 +52,34 @@ def test_s_encodings():
 
 @pytest.mark.parametrize(
     "s, match",
-    [([0, 1, 2], "binary"), ([0, 0, 0], "no labeled positive"), ([1, 1, 1], "no unlabeled"), (["a", "b", "a"], "dtype"),
-     ([0, 2, 0], "binary")],
+    [([0, 1, 2], "binary"), ([0, 0, 0], "no labeled positive"), ([1, 1, 1], "no unlabeled"),
+     (["a", "b", "a"], r"values \['a', 'b'\]"), ([0, 2, 0], r"values \[0, 2\]"), ([1, 2, 2], r"\[1, 2\].*pos_label")],
 )
 def test_bad_s_for_functions(s, match):
-    with pytest.raises((ValueError, TypeError), match=match):
+    with pytest.raises(ValueError, match=match):
         check_X_s(np.zeros((3, 2)), s)
 
 
-def test_estimator_labels_follow_scikit_learn():
-    s01, classes = encode_pu_labels(np.array([2, 1, 1, 2]))
-    np.testing.assert_array_equal(s01, [1, 0, 0, 1])
-    np.testing.assert_array_equal(classes, [1, 2])
-    s01, classes = encode_pu_labels(np.array(["u", "p", "u"], dtype=object))
-    np.testing.assert_array_equal(s01, [1, 0, 1])  # the greater value marks labeled positives
+def test_estimator_labels_follow_one_rule():
+    """{0, 1}, {-1, 1} and bool are read as documented (classes_ sorted); {1, 2} and strings only with pos_label,
+    which puts the labeled value last in classes_; continuous, multi-class and one-class targets keep
+    scikit-learn's errors."""
+    for s, classes in (([0, 1, 1, 0], [0, 1]), ([-1, 1, 1, -1], [-1, 1]), ([False, True, True, False], [0, 1])):
+        s01, got = encode_pu_labels(np.array(s))
+        np.testing.assert_array_equal(s01, [0, 1, 1, 0])
+        np.testing.assert_array_equal(got, classes)
+    with pytest.raises(ValueError, match=r"values \[1, 2\]"):
+        encode_pu_labels(np.array([2, 1, 1, 2]))
+    s01, classes = encode_pu_labels(np.array([2, 1, 1, 2]), pos_label=1)
+    np.testing.assert_array_equal(s01, [0, 1, 1, 0])
+    np.testing.assert_array_equal(classes, [2, 1])
+    with pytest.raises(ValueError, match=r"values \['p', 'u'\]"):
+        encode_pu_labels(np.array(["u", "p", "u"], dtype=object))
+    s01, classes = encode_pu_labels(np.array(["u", "p", "u"], dtype=object), pos_label="p")
+    np.testing.assert_array_equal(s01, [0, 1, 0])
+    assert classes.tolist() == ["u", "p"]
+    with pytest.raises(ValueError, match="pos_label=3 is not among"):
+        encode_pu_labels(np.array([2, 1]), pos_label=3)
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         encode_pu_labels(np.array([0.5, 1.5, 2.25]))
     with pytest.raises(ValueError, match="class"):

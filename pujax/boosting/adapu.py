@@ -58,7 +58,7 @@ from pujax.devices import AXIS, replicate, shard_rows, to_host
 from pujax.linalg import matmul
 from pujax.preprocessing import duplicate_groups
 from pujax.progress import progress
-from pujax.validation import host_rng
+from pujax.validation import check_pu_labels, host_rng
 
 if TYPE_CHECKING:
     from typing import Any
@@ -353,6 +353,7 @@ def adapu_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning
                          'n_thresholds.')
     if candidates is not None:
         threshold_range = "paper"  # only used to build candidates in-jit; keeps one compilation per shape
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     if sample_weight is None:  # an explicit array either way: one compilation with or without weights
         sample_weight = np.ones(np.shape(s)[0], jax.dtypes.canonicalize_dtype(np.float64))
     return _fit_jit(key, X, s, prior, learning_rate, normalization == "per_set", candidates, sample_weight,

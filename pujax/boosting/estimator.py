@@ -87,6 +87,10 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         sharded over them and the per-candidate weighted error sums (eq. 8) are reduced across devices
         (``learning_rate="auto"``: its cross-fitted fits are split over the devices instead, each on all rows);
         the same ``random_state`` gives the same stumps up to float summation order.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -144,7 +148,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, n_estimators=100, *, learning_rate="auto", prior="auto", n_thresholds=1, threshold_range="paper",
-                 normalization="total", random_state=None, verbose=False, devices=None):
+                 normalization="total", random_state=None, verbose=False, devices=None, pos_label=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.prior = prior
@@ -154,6 +158,7 @@ class AdaPUClassifier(StandardizedInputMixin, PUClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.devices = devices
+        self.pos_label = pos_label
 
     def _check_params(self):
         T = check_int(self.n_estimators, "n_estimators")
@@ -305,12 +310,18 @@ class DecisionStumpClassifier(PUClassifierMixin, BaseEstimator):
     """A decision stump (one Gini split) fitted in JAX: scikit-learn's ``DecisionTreeClassifier(max_depth=1)``,
     and a base model of :class:`~pujax.meta.PUBaggingClassifier` that fits and scores all bags at once.
 
-    ``fit(X, y)`` with two classes (the greater value of ``y`` is the positive class); the split is the one of
+    ``fit(X, y)`` with two classes (bool, {0, 1}, {-1, 1}, or two values with ``pos_label``); the split is the one of
     largest weighted Gini decrease over every feature and every midpoint between consecutive distinct values
     (:mod:`pujax.boosting.decision_stump`); each side predicts its weighted share of positive rows. A pure sample
     gives a single leaf. The stump has no hyper-parameters (scikit-learn's ``max_depth=1`` tree with its defaults).
     Like scikit-learn's trees it reads the features as given, cast to float32 (no standardisation: it is their
     equal); :class:`~pujax.meta.PUBaggingClassifier` hands its base models standardised rows.
+
+    Parameters
+    ----------
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the positive class; ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with
+        ``True`` / 1 positive and refuses other values (:func:`pujax.validation.read_pu_labels`).
 
     Attributes
     ----------
@@ -338,8 +349,8 @@ class DecisionStumpClassifier(PUClassifierMixin, BaseEstimator):
     _needs_prior = False
     _fitted_schema = {"model_": "model:StumpModel"}
 
-    def __init__(self):
-        pass
+    def __init__(self, pos_label=None):
+        self.pos_label = pos_label
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> DecisionStumpClassifier:
         """Fit the stump of largest Gini decrease (weighted by ``sample_weight``).

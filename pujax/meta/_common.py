@@ -56,15 +56,16 @@ def stack_rows(blocks):
     return sp.vstack(blocks, format="csr") if sp.issparse(blocks[0]) else np.concatenate(blocks)
 
 
-def fit_base(estimator, X, y, sample_weight=None, name: str = "estimator"):
-    """Fit a clone of ``estimator`` on ``(X, y)`` (float64), passing ``sample_weight`` when given."""
+def fit_base(estimator, X, y, sample_weight=None, name: str = "estimator", hint: str = "fit without sample_weight"):
+    """Fit a clone of ``estimator`` on ``(X, y)`` (float64), passing ``sample_weight`` when given (``hint``: the other
+    way out, for the error on a base model without it)."""
     model = clone(estimator)
     X = as_float64(X)
     if sample_weight is None:
         return model.fit(X, y)
     if not has_fit_parameter(model, "sample_weight"):
         raise TypeError(f"{name}={type(model).__name__} does not take sample_weight in fit; pass a base model that "
-                        f"does (or fit without sample_weight).")
+                        f"does (or {hint}).")
     return model.fit(X, y, sample_weight=sample_weight)
 
 

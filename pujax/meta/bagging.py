@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
-from pujax.base import PUClassifierMixin
+from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
 from pujax.meta._common import (
     PositiveProbaMixin,
@@ -38,7 +38,7 @@ from pujax.meta._common import (
 )
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, check_standardize
-from pujax.validation import SPARSE_FORMATS, check_bool, check_float, check_int
+from pujax.validation import SPARSE_FORMATS, check_bool, check_float, check_int, check_prior
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -160,6 +160,17 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         centres and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF
         weights stay what a linear text model expects); ``True`` also scales a sparse ``X``, without centring;
         ``False`` passes every ``X`` as given.
+    prior : float in (0, 1), "auto" or None, default="auto"
+        Class prior pi of the unlabeled rows, which sets the threshold of the mean score: Mordelet & Vert rank rows
+        by it and set no threshold, and the base models' majority (0.5) predicts one class when a bag's labeled
+        and unlabeled rows are unbalanced (the PU ET paper's PUBaggingET predicts every row negative). With a prior
+        (``"auto"``: estimated by :func:`pujax.prior.estimate_prior`), ``threshold_`` is the score above which a
+        share ``prior_`` of the unlabeled rows lies, scored out of bag (:func:`pujax.svm.prior_threshold`); None
+        keeps 0.5.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -173,8 +184,15 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     estimators_ : list of classifiers
         The fitted base models.
     oob_decision_function_ : ndarray of shape (n_samples, 2)
-        Out-of-bag class probabilities of the training rows: for an unlabeled row the mean over the bags that did
-        not draw it; NaN for labeled rows (they are in every bag) and for unlabeled rows drawn by every bag.
+        Out-of-bag mean scores of the training rows (column 1; column 0 is 1 minus it): for an unlabeled row the
+        mean over the bags that did not draw it; NaN for labeled rows (they are in every bag) and for unlabeled rows
+        drawn by every bag.
+    prior_ : float or None
+        The prior used (None with ``prior=None``).
+    threshold_ : float
+        Mean score above which a row is predicted positive; ``predict_proba`` maps it to 0.5, piecewise linearly
+        from [0, ``threshold_``] to [0, 0.5] and from [``threshold_``, 1] to [0.5, 1] (the ranking of the mean score
+        is kept; with ``threshold_ = 0.5`` the map is the identity).
     feature_importances_ : ndarray of shape (n_features,)
         Mean of the base models' ``feature_importances_`` (when they have them).
     classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
@@ -197,17 +215,22 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     (True, (3,))
     """
 
-    _needs_prior = False
+    _needs_prior = False  # prior=None is allowed: resolved in fit
     _accept_sparse = SPARSE_FORMATS
-    _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*,2]"}
+    _fitted_schema = {"estimators_": "list[estimator]", "oob_decision_function_": "f[*,2]", "prior_": "float|none",
+                      "threshold_": "float"}
     _expected_failed_checks = {
+        "check_sample_weight_equivalence_on_dense_data":
+            "prior='auto' estimates the prior, and threshold_ is set, from the rows (sample_weight only weights the "
+            "base models' fits): repeated rows and integer weights give different thresholds",
         "check_sample_weight_equivalence_on_sparse_data":
-            "the default base for sparse X is scikit-learn's LogisticRegression, whose lbfgs stops at tol=1e-4: "
-            "weighted and repeated rows reach the same optimum only up to that tolerance",
+            "prior='auto' estimates the prior, and threshold_ is set, from the rows (sample_weight only weights the "
+            "base models' fits); the default base for sparse X is scikit-learn's LogisticRegression, whose lbfgs "
+            "stops at tol=1e-4",
     }
 
     def __init__(self, estimator=None, *, n_estimators=100, max_samples=None, bootstrap=True, n_jobs=None,
-                 random_state=None, verbose=0, standardize="auto"):
+                 random_state=None, verbose=0, prior="auto", standardize="auto", pos_label=None):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -216,6 +239,8 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         self.random_state = random_state
         self.verbose = verbose
         self.standardize = standardize
+        self.prior = prior
+        self.pos_label = pos_label
 
     def _check_params(self):
         check_int(self.n_estimators, "n_estimators", 1)
@@ -225,6 +250,8 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         check_int(self.verbose, "verbose", 0)
         check_base(self.estimator, proba=False)
         check_standardize(self.standardize)
+        if self.prior is not None:
+            check_prior(self.prior)
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PUBaggingClassifier:
         """Fit ``n_estimators`` base models of labeled positives vs a resample of the unlabeled rows.
@@ -235,7 +262,7 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
             Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified
             (the base model must take sparse input).
         y : array-like of shape (n_samples,)
-            PU labels ``s`` (the greater value marks labeled positives).
+            PU labels ``s`` (1 / ``True``, or ``pos_label``, marks labeled positives).
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights passed to every base model for the rows of its bag.
 
@@ -266,9 +293,30 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         with np.errstate(invalid="ignore", divide="ignore"):
             p = np.where(oob_count > 0, oob_sum / np.maximum(oob_count, 1), np.nan)
         self.oob_decision_function_ = np.stack([1.0 - p, p], axis=1)
+        self.prior_, self.threshold_ = self._threshold(X, s, p)
         return self
 
+    def _threshold(self, X, s, oob) -> tuple[float | None, float]:
+        """``(prior_, threshold_)``: 0.5 without a prior, else the threshold at which a share ``prior_`` of the
+        unlabeled rows' out-of-bag scores (their full score where no bag left them out) lies above."""
+        if self.prior is None:
+            return None, 0.5
+        from pujax.svm.core import prior_threshold
+
+        prior = resolve_prior(self.prior, X, s, random_state=self.random_state)
+        U = np.flatnonzero(s == 0)
+        scores = oob[U]
+        missing = np.isnan(scores)
+        if missing.any():
+            scores[missing] = self._mean_score(X[U[missing]])
+        return prior, float(np.clip(prior_threshold(scores, prior), 1e-12, 1.0 - 1e-12))
+
     def _positive_proba(self, X) -> np.ndarray:
+        """The mean score mapped to [0, 1] with ``threshold_`` at 0.5 (piecewise linear; the identity at 0.5)."""
+        q, t = self._mean_score(X), self.threshold_
+        return np.where(q <= t, 0.5 * q / t, 0.5 + 0.5 * (q - t) / (1.0 - t))
+
+    def _mean_score(self, X) -> np.ndarray:
         """Mean over the base models of their positive-class probability (or 0/1 vote)."""
         scorer = _batched_scorer(self.estimators_)
         if scorer is not None:

@@ -20,6 +20,7 @@ The weighted variant (§4) duplicates each unlabeled row: as a positive with wei
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,7 +28,7 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 
-from pujax.base import PUClassifierMixin
+from pujax.base import DegenerateFitWarning, PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
 from pujax.meta._common import (
     PositiveProbaMixin,
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 __all__ = ["ElkanNotoClassifier", "estimate_label_frequency", "elkan_noto_weights"]
 
 C_ESTIMATORS = ("e1", "e2", "e3")
+MIN_HELD_OUT = 10
+"""Fewest labeled rows a hold-out must hold for ``c``; fewer (and ``cv=None``): cross-fitting instead."""
 
 
 def estimate_label_frequency(g: ArrayLike, s01: ArrayLike, method: str = "e1",
@@ -85,12 +88,17 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         ``LogisticRegression(max_iter=1000)``. With ``weighted=True`` it must take ``sample_weight``.
     hold_out_ratio : float in (0, 1), default=0.1
         Fraction of the labeled and of the unlabeled rows held out to estimate ``c`` (not used to fit ``g``); unused
-        with ``cv``.
+        with ``cv``, and replaced by cross-fitting over ``min(5, n_labeled)`` folds when the hold-out would hold
+        fewer than 10 labeled rows (``cv_`` says which was used).
     cv : int >= 2 or None, default=None
         Cross-fit ``c`` over ``cv`` folds stratified by ``s`` (module docstring) instead of one hold-out; ``g`` is
         then fitted on all rows. ``cv + 1`` fits of the base model.
-    weighted : bool, default=False
-        Fit a second model on the weighted data of §4 instead of dividing ``g`` by ``c``.
+    weighted : bool, default=True
+        Fit a second model on the weighted data of §4 (``predict_proba`` is its probability); False divides ``g`` by
+        ``c`` (Lemma 1). With the default logistic base model on few labeled positives, ``g / c`` puts too few rows
+        above 1/2: on breast cancer with 10 / 50 labeled positives (case-control, the other 455 training rows
+        unlabeled, 59 % positive test rows) the weighted model predicts 54 % / 48 % of the test rows positive,
+        ``g / c`` 48 % / 42 % (``benchmarks/results/practitioners.md``).
     c_estimator : {"e1", "e2", "e3"}, default="e1"
         Estimator of ``c`` (§3).
     random_state : int, RandomState or None, default=None
@@ -100,6 +108,10 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         centres and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF
         weights stay what a linear text model expects); ``True`` also scales a sparse ``X``, without centring;
         ``False`` passes every ``X`` as given.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -115,7 +127,11 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     weighted_estimator_ : classifier or None
         The second model of the weighted variant.
     c_ : float
-        Estimated label frequency ``p(s=1 | y=1)``.
+        Estimated label frequency ``p(s=1 | y=1)``. An estimate below ``n_l / (n_l + n_u)`` (``n_l`` labeled and
+        ``n_u`` unlabeled rows: a prior above 1, from a base model that scores unseen labeled rows near 0) is raised
+        to that bound with a :class:`~pujax.base.DegenerateFitWarning` naming ``cv`` and ``hold_out_ratio``.
+    cv_ : int or None
+        The folds ``c`` was cross-fitted over (None: one hold-out of ``hold_out_ratio``).
     prior_ : float
         Estimated positive fraction of the unlabeled rows, ``n_l (1 - c) / (c n_u)`` clipped to [0, 1] (the
         ``prior`` that pujax's case-control estimators take).
@@ -141,7 +157,8 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
 
     _needs_prior = False
     _accept_sparse = SPARSE_FORMATS
-    _fitted_schema = {"estimator_": "estimator", "weighted_estimator_": "estimator|none", "c_": "float"}
+    _fitted_schema = {"estimator_": "estimator", "weighted_estimator_": "estimator|none", "c_": "float",
+                      "cv_": "int|none"}
     _expected_failed_checks = {
         "check_sample_weight_equivalence_on_dense_data":
             "the hold-out set is drawn row by row, so repeated rows and integer weights give different splits",
@@ -149,8 +166,8 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
             "the hold-out set is drawn row by row, so repeated rows and integer weights give different splits",
     }
 
-    def __init__(self, estimator=None, *, hold_out_ratio=0.1, cv=None, weighted=False, c_estimator="e1",
-                 random_state=None, standardize="auto"):
+    def __init__(self, estimator=None, *, hold_out_ratio=0.1, cv=None, weighted=True, c_estimator="e1",
+                 random_state=None, standardize="auto", pos_label=None):
         self.estimator = estimator
         self.hold_out_ratio = hold_out_ratio
         self.cv = cv
@@ -158,6 +175,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         self.c_estimator = c_estimator
         self.random_state = random_state
         self.standardize = standardize
+        self.pos_label = pos_label
 
     def _check_params(self):
         check_float(self.hold_out_ratio, "hold_out_ratio", 0.0, 1.0)
@@ -175,7 +193,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         X : array-like or scipy sparse matrix of shape (n_samples, n_features)
             Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified.
         y : array-like of shape (n_samples,)
-            PU labels ``s``: the greater value (1, ``True``) marks labeled positives, the other unlabeled rows.
+            PU labels ``s``: 1 / ``True`` (or ``pos_label``) marks labeled positives, the other value unlabeled rows.
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, passed to the base model and used in the estimate of ``c``.
 
@@ -187,7 +205,8 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
         base = base_or_default(self.estimator)
         rng = check_random_state(self.random_state)
-        if self.cv is None:
+        self.cv_ = self._folds(s)
+        if self.cv_ is None:
             train, hold = stratified_hold_out(s, self.hold_out_ratio, rng)
             g = fit_base(base, X[train], s[train], None if w is None else w[train])
             c = estimate_label_frequency(positive_proba(g, X[hold]), s[hold], self.c_estimator,
@@ -195,40 +214,76 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         else:
             c = estimate_label_frequency(self._out_of_fold_scores(base, X, s, w, rng), s, self.c_estimator, w)
             g = fit_base(base, X, s, w)
-        self.estimator_, self.c_ = g, c
         n_l = float(np.sum(s == 1) if w is None else np.sum(w[s == 1]))
         n_u = float(np.sum(s == 0) if w is None else np.sum(w[s == 0]))
-        self.prior_ = float(np.clip(prior_from_label_frequency(c, n_l, n_u), 0.0, 1.0))
-        self.weighted_estimator_ = self._fit_weighted(base, X, s, w, g, c) if self.weighted else None
+        self.estimator_, self.c_ = g, self._checked_c(c, n_l, n_u)
+        self.prior_ = float(np.clip(prior_from_label_frequency(self.c_, n_l, n_u), 0.0, 1.0))
+        self.weighted_estimator_ = self._fit_weighted(base, X, s, w, g, self.c_) if self.weighted else None
         return self
+
+    def _folds(self, s) -> int | None:
+        """The folds ``c`` is cross-fitted over: ``cv``; with ``cv=None``, None (one hold-out) unless the hold-out
+        would hold fewer than ``MIN_HELD_OUT`` labeled rows, then ``min(5, n_labeled)`` folds."""
+        if self.cv is not None:
+            return int(self.cv)
+        n_lab = int(np.sum(s == 1))
+        held = int(np.clip(round(self.hold_out_ratio * n_lab), 1, max(n_lab - 1, 1)))
+        return min(5, n_lab) if held < MIN_HELD_OUT and n_lab >= 2 else None
+
+    def _checked_c(self, c: float, n_l: float, n_u: float) -> float:
+        """``c``, or its smallest consistent value ``n_l / (n_l + n_u)`` (every unlabeled row positive) with a
+        :class:`~pujax.base.DegenerateFitWarning` when the scores put it below (a prior above 1)."""
+        c_min = n_l / (n_l + n_u)
+        if c >= c_min:
+            return c
+        how = "one hold-out" if self.cv_ is None else f"{self.cv_}-fold cross-fitting"
+        warnings.warn(
+            f"ElkanNotoClassifier: the label frequency estimated by {how}, c = {c:.3g}, is below its smallest "
+            f"possible value n_l / (n_l + n_u) = {c_min:.3g} (a prior of the unlabeled rows above 1): the base model "
+            f"scores unseen labeled rows near 0, as a model that memorises its training rows does. c_ is set to "
+            f"{c_min:.3g} (prior_ = 1). Set cv (e.g. cv=5) or a larger hold_out_ratio, or pass an estimator that "
+            f"does not overfit (e.g. the default LogisticRegression), or label more positives.",
+            DegenerateFitWarning, stacklevel=3)
+        return c_min
 
     def _out_of_fold_scores(self, base, X, s, w, rng):
         """``g(x)`` of every row from a base model fitted on the other ``cv`` - 1 folds (stratified by ``s``)."""
         n_min = int(min(np.sum(s == 1), np.sum(s == 0)))
-        if n_min < self.cv:
+        if n_min < self.cv_:
             raise ValueError(f"cv={self.cv} needs at least {self.cv} labeled and {self.cv} unlabeled rows; got "
                              f"{int(np.sum(s == 1))} and {int(np.sum(s == 0))}. Lower cv or pass cv=None.")
         scores = np.empty(X.shape[0])
-        for train, test in StratifiedKFold(int(self.cv), shuffle=True, random_state=rng).split(X, s):
+        for train, test in StratifiedKFold(self.cv_, shuffle=True, random_state=rng).split(X, s):
             g = fit_base(base, X[train], s[train], None if w is None else w[train])
             scores[test] = positive_proba(g, X[test])
         return scores
 
-    @staticmethod
-    def _fit_weighted(base, X, s, w, g, c):
+    def _fit_weighted(self, base, X, s, w, g, c):
         U = s == 0
         wu = elkan_noto_weights(positive_proba(g, X[U]), c)
         row_w = np.ones(X.shape[0]) if w is None else np.asarray(w, np.float64)
+        expected = float(np.sum(row_w[U] * wu))
+        if expected < 0.5 <= self.prior_ * float(np.sum(row_w[U])):
+            warnings.warn(
+                f"ElkanNotoClassifier(weighted=True): the weights w(x) put {expected:.2g} expected positives among "
+                f"the unlabeled rows while c_ = {c:.3g} implies a prior of {self.prior_:.3g}: the base model scores "
+                f"its own unlabeled training rows near 0 (it memorises them), so the weighted model separates the "
+                f"labeled rows from the unlabeled ones and finds no positive among them. Pass weighted=False or an "
+                f"estimator that does not overfit (e.g. the default LogisticRegression).",
+                DegenerateFitWarning, stacklevel=3)
         X2 = stack_rows([X[~U], X[U], X[U]])
         y2 = np.concatenate([np.ones(np.sum(~U) + np.sum(U), np.int32), np.zeros(np.sum(U), np.int32)])
         w2 = np.concatenate([row_w[~U], row_w[U] * wu, row_w[U] * (1.0 - wu)])
         keep = w2 > 0
         if np.unique(y2[keep]).size < 2:  # every unlabeled row is certainly positive (or negative): keep both
             keep = np.ones_like(keep)
-        return fit_base(base, X2[keep], y2[keep], w2[keep], name="estimator (weighted=True)")
+        return fit_base(base, X2[keep], y2[keep], w2[keep], hint="pass weighted=False")
 
     def _positive_proba(self, X) -> np.ndarray:
-        """``p(y=1|x)`` = ``clip(g(x) / c, 0, 1)`` (or the weighted model's probability)."""
+        """The weighted model's probability, or ``r = g(x) / c`` (Lemma 1) up to 1/2 and ``1 - 1 / (4 r)`` above:
+        ``g / c`` exceeds 1 where ``g > c``, and clipping it would tie all those rows at 1; the map is continuous,
+        strictly increasing (``g``'s ranking is kept) and below 1, with the same predictions (``r > 1/2``)."""
         if self.weighted_estimator_ is not None:
             return positive_proba(self.weighted_estimator_, X)
-        return np.clip(positive_proba(self.estimator_, X) / self.c_, 0.0, 1.0)
+        r = positive_proba(self.estimator_, X) / self.c_
+        return np.where(r <= 0.5, r, 1.0 - 0.25 / np.maximum(r, 0.5))

@@ -32,7 +32,7 @@ from pujax.lbfgs import lbfgs_minimize
 from pujax.persistence import register_estimator, register_model
 from pujax.preprocessing import check_standardize, standardization, standardize
 from pujax.risk import LOSSES, nnpu_risk, upu_risk
-from pujax.validation import SPARSE_FORMATS, as_key, check_float, check_in, check_int, check_prior, host_rng
+from pujax.validation import SPARSE_FORMATS, as_key, check_float, check_in, check_int, check_prior, check_pu_labels, host_rng
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -258,7 +258,7 @@ def linear_pu_fit(X: ArrayLike, s: ArrayLike, prior: float, *, loss: str = "sigm
     n, d = X.shape
     mean, scale = standardization(X, sample_weight=sample_weight) if standardize else (np.zeros(d), np.ones(d))
     w = np.ones(n, np.float32) if sample_weight is None else np.asarray(sample_weight, np.float32)
-    s = np.asarray(s, np.int32)
+    s = check_pu_labels(s, n_samples=n)
     Wr, u = (np.zeros((d, 0), np.float32), np.zeros(0, np.float32)) if rff is None else map(np.asarray, rff)
     Wr, u = np.asarray(Wr, np.float32), np.asarray(u, np.float32)
     Z = linear_pu_features(mean, scale, Wr, u, X)
@@ -323,6 +323,10 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         ``"auto"``: dense ``X`` is centred and scaled per feature (float64) and a scipy sparse ``X`` (CSR / CSC)
         read as given, still sparse (TF-IDF rows keep their weighting; the risk's products are sparse x dense);
         ``True``: a sparse ``X`` is scaled without centring; ``False``: every ``X`` is read as given.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -372,7 +376,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, prior="auto", *, loss="sigmoid", risk="nnpu", C="auto", n_folds=3, kernel=None,
-                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None, standardize="auto"):
+                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None, standardize="auto", pos_label=None):
         self.prior = prior
         self.loss = loss
         self.risk = risk
@@ -385,6 +389,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
         self.standardize = standardize
+        self.pos_label = pos_label
 
     def _check_params(self):
         check_prior(self.prior)
@@ -408,7 +413,7 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
         X : array-like or scipy sparse matrix of shape (n_samples, n_features)
             Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified.
         y : array-like of shape (n_samples,)
-            PU labels ``s`` (the greater value marks labeled positives).
+            PU labels ``s`` (1 / ``True``, or ``pos_label``, marks labeled positives).
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights (weighted means in the risk, weighted standardisation).
 

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.stats import chi2
 from sklearn.base import BaseEstimator
 
-from pujax.base import PUClassifierMixin
+from pujax.base import DegenerateFitWarning, PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
 from pujax.meta._common import (
     PositiveProbaMixin,
@@ -100,6 +100,7 @@ def sar_em(X: ArrayLike, s: ArrayLike, *, propensity_features: Sequence[int] | N
     Returns ``(f_model, e_model, n_iter, log_likelihood)``; ``e_model`` is a fitted classifier on
     ``X[:, propensity_features]`` or, for a constant propensity, a float.
     """
+    s = check_pu_labels(s, n_samples=X.shape[0])
     w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
     f_base, e_base = base_or_default(estimator), base_or_default(propensity_estimator)
     Xe = _features(X, propensity_features)
@@ -178,7 +179,9 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
     propensity_estimator : classifier with ``predict_proba`` taking ``sample_weight``, default=None
         Model of the propensity ``e(x) = p(s=1 | y=1, x)`` on the propensity features; ``None`` as above.
     propensity_features : sequence of int or None, default=None
-        Columns the propensity depends on (``None``: all; ``[]``: a constant propensity, i.e. SCAR).
+        Columns the propensity depends on (``None``: all; ``[]``: a constant propensity, i.e. SCAR). With all
+        columns SAR-EM is not identifiable and ``fit`` warns (:class:`~pujax.base.DegenerateFitWarning`): pass the
+        columns that drive the labeling.
     max_iter : int, default=100
         EM iterations at most.
     tol : float, default=1e-5
@@ -187,6 +190,10 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
         How ``X`` reaches the models (:class:`~pujax.preprocessing.StandardizedInputMixin`): ``"auto"`` centres
         and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse; ``True`` also
         scales a sparse ``X``, without centring; ``False`` passes every ``X`` as given.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -236,13 +243,14 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
     }
 
     def __init__(self, estimator=None, *, propensity_estimator=None, propensity_features=None, max_iter=100,
-                 tol=1e-5, standardize="auto"):
+                 tol=1e-5, standardize="auto", pos_label=None):
         self.estimator = estimator
         self.propensity_estimator = propensity_estimator
         self.propensity_features = propensity_features
         self.max_iter = max_iter
         self.tol = tol
         self.standardize = standardize
+        self.pos_label = pos_label
 
     def _check_params(self):
         check_int(self.max_iter, "max_iter", 1)
@@ -257,7 +265,7 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
                                  f"indices (or None for every column).")
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> SAREMClassifier:
-        """Fit ``f`` and ``e`` by EM on PU labels ``y`` (the greater value marks labeled positives).
+        """Fit ``f`` and ``e`` by EM on PU labels ``y`` (1 / ``True``, or ``pos_label``, marks labeled positives).
 
         Parameters
         ----------
@@ -275,6 +283,13 @@ class SAREMClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifierMi
         feats = self.propensity_features
         if feats is not None and len(feats) and (min(feats) < 0 or max(feats) >= X.shape[1]):
             raise ValueError(f"propensity_features={feats!r} are not column indices of X (0 .. {X.shape[1] - 1}).")
+        if feats is None:
+            warnings.warn(
+                "SAREMClassifier: with propensity_features=None the propensity e(x) depends on every feature, where "
+                "SAR-EM is not identifiable (Bekker et al. 2019): a classifier f that calls fewer rows positive, "
+                "with a larger propensity, explains the labels as well, and the fit often predicts far too few "
+                "positives. Pass propensity_features, the columns that drive the labeling ([] for a constant "
+                "propensity, the SCAR case).", DegenerateFitWarning, stacklevel=2)
         f, e, self.n_iter_, self.log_likelihood_ = sar_em(
             X, s, propensity_features=feats, estimator=self.estimator,
             propensity_estimator=self.propensity_estimator, max_iter=self.max_iter, tol=float(self.tol),

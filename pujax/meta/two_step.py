@@ -15,7 +15,9 @@ Step one (``negatives``):
 * ``"threshold"``: one classifier of the positives against all unlabeled rows; unlabeled rows scoring below the
   ``noise_level`` quantile of the positives' own scores are reliable negatives.
 
-Step two fits the base model on positives (1) against reliable negatives (0). With ``iterate = k > 0`` it is
+Step two fits the base model on positives (1) against reliable negatives (0), with ``class_weight="balanced"``
+(the default) weighting both classes to equal totals: with few labeled positives and many reliable negatives an
+unweighted model predicts almost every row negative. With ``iterate = k > 0`` it is
 repeated up to ``k`` more times, each time adding the unlabeled rows the current model classifies negative
 (Liu et al. 2003, "iterative SVM"), stopping when none is added; the last model is kept unless it classifies more
 than 8% of the labeled positives as negative, in which case the first is kept (the selection rule of Liu et al.
@@ -42,7 +44,7 @@ from pujax.meta._common import (
 )
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, check_standardize
-from pujax.validation import SPARSE_FORMATS, check_float, check_in, check_int
+from pujax.validation import SPARSE_FORMATS, check_float, check_in, check_int, check_pu_labels
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -59,6 +61,7 @@ def _sub(w, rows):
 def spy_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike, rng: np.random.RandomState,
                   spy_ratio: float = 0.15, noise_level: float = 0.15) -> np.ndarray:
     """Indices of the reliable negatives of the spy technique (Liu et al. 2002, §4.1)."""
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     if P.size < 2:
         return threshold_negatives(base, X, s, w, noise_level)
@@ -76,6 +79,7 @@ def spy_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike,
 def threshold_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike,
                         noise_level: float = 0.15) -> np.ndarray:
     """Unlabeled rows scored below the ``noise_level`` quantile of the labeled positives' scores (P vs U model)."""
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     P, U = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
     model = fit_base(base, X, s, w)
     t = np.quantile(positive_proba(model, X[P]), noise_level)
@@ -92,6 +96,7 @@ def rocchio_negatives(X: ArrayLike, s: ArrayLike, alpha: float = 16.0, beta: flo
     dense, as given when sparse)."""
     from sklearn.preprocessing import normalize
 
+    s = check_pu_labels(s, n_samples=X.shape[0])
     Z = normalize(X.astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64))
     mp, mu = (np.asarray(Z[s == k].mean(0), np.float64).ravel() for k in (1, 0))
     c_pos, c_neg = alpha * mp - beta * mu, alpha * mu - beta * mp
@@ -114,14 +119,19 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         regularised logistic model of the few labeled positives against the many reliable negatives would put every
         document below probability 0.5 (Liu et al.'s second steps -- EM over all of U, an SVM -- are not held to
         that threshold).
-    negatives : {"spy", "rocchio", "threshold"}, default="spy"
-        How step one finds reliable negatives (module docstring).
+    negatives : {"rocchio", "spy", "threshold"}, default="rocchio"
+        How step one finds reliable negatives (module docstring). "spy" sets its threshold on ``spy_ratio`` x the
+        labeled positives (one or two spies with ten labeled rows); "rocchio" needs no spies.
     iterate : int, default=0
         Extra rounds of step two (0: fit once); each round adds the unlabeled rows classified negative.
     spy_ratio : float in (0, 1), default=0.15
         Fraction of the labeled positives used as spies (``negatives="spy"``).
     noise_level : float in [0, 1), default=0.15
         Fraction of spies (or of labeled positives, ``"threshold"``) allowed below the threshold.
+    class_weight : "balanced", dict or None, default="balanced"
+        Step two's class weights: "balanced" gives the positives and the reliable negatives equal total weight; a
+        dict maps the labels of ``y`` (``classes_``) to weights; None fits them unweighted. Weights multiply
+        ``sample_weight``; the base model must take ``sample_weight``.
     random_state : int, RandomState or None, default=None
         Seed of the choice of spies.
     standardize : "auto", bool, default="auto"
@@ -129,6 +139,10 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF rows keep
         the weights Rocchio's cosine and a linear text model expect); ``True`` also scales a sparse ``X``, without
         centring; ``False`` passes every ``X`` as given.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -170,21 +184,25 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
     _accept_sparse = SPARSE_FORMATS
     _fitted_schema = {"estimator_": "estimator", "reliable_negatives_": "i[*]", "n_iter_": "int"}
 
-    def __init__(self, estimator=None, *, negatives="spy", iterate=0, spy_ratio=0.15, noise_level=0.15,
-                 random_state=None, standardize="auto"):
+    def __init__(self, estimator=None, *, negatives="rocchio", iterate=0, spy_ratio=0.15, noise_level=0.15,
+                 class_weight="balanced", random_state=None, standardize="auto", pos_label=None):
         self.estimator = estimator
         self.negatives = negatives
         self.iterate = iterate
         self.spy_ratio = spy_ratio
         self.noise_level = noise_level
+        self.class_weight = class_weight
         self.random_state = random_state
         self.standardize = standardize
+        self.pos_label = pos_label
 
     def _check_params(self):
         check_in(self.negatives, "negatives", NEGATIVES)
         check_int(self.iterate, "iterate", 0)
         check_float(self.spy_ratio, "spy_ratio", 0.0, 1.0)
         check_float(self.noise_level, "noise_level", 0.0, 1.0, closed="left")
+        if not isinstance(self.class_weight, dict):
+            check_in(self.class_weight, "class_weight", ("balanced", None))
         check_base(self.estimator)
         check_standardize(self.standardize)
 
@@ -204,7 +222,7 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         X : array-like or scipy sparse matrix of shape (n_samples, n_features)
             Dense, or sparse CSR / CSC (other formats are converted to CSR); a sparse ``X`` is never densified.
         y : array-like of shape (n_samples,)
-            PU labels ``s`` (the greater value marks labeled positives).
+            PU labels ``s`` (1 / ``True``, or ``pos_label``, marks labeled positives).
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights passed to the base model in every fit.
 
@@ -235,9 +253,17 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         self.estimator_, self.reliable_negatives_, self.n_iter_ = model, rn.astype(np.int64), n_iter
         return self
 
-    @staticmethod
-    def _step_two(base, X, P, rn, w):
+    def _step_two(self, base, X, P, rn, w):
         rows = np.concatenate([P, rn])
         y = np.concatenate([np.ones(P.size, np.int32), np.zeros(rn.size, np.int32)])
-        return fit_base(base, X[rows], y, _sub(w, rows))
+        w = _sub(w, rows)
+        if self.class_weight is not None:
+            w = np.ones(rows.size) if w is None else np.asarray(w, np.float64)
+            if isinstance(self.class_weight, dict):  # keyed by the labels of y: classes_ = [unlabeled, labeled]
+                per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
+            else:  # "balanced"
+                totals = np.array([np.sum(w[y == 0]), np.sum(w[y == 1])])
+                per_class = totals.sum() / (2.0 * totals)
+            w = w * per_class[y]
+        return fit_base(base, X[rows], y, w, hint="pass class_weight=None")
 

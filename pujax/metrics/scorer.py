@@ -162,7 +162,7 @@ def make_pu_scorer(metric: str, prior: float | None = None, *, scenario: str = "
     ========================== ===================== ===============================================
 
     Scores are ``decision_function(X)``, else the log-odds of ``predict_proba(X)[:, 1]``. Predictions and ``s``
-    are mapped to {0, 1} with the estimator's ``classes_`` (the greater class is the labeled / positive one).
+    are mapped to {0, 1} with the estimator's ``classes_`` (``classes_[1]`` is the labeled / positive one).
 
     Parameters
     ----------

@@ -70,6 +70,10 @@ class DeepPUBase(_NeuralPUBase):
         Print the per-epoch history after the run (the run itself is one compiled program).
     ``devices`` (None, int, sequence of jax.Device or jax.sharding.Mesh)
         Where the seeds train (:mod:`pujax.devices`).
+    ``pos_label`` (int, float, bool, str or None)
+        The value of ``y`` that marks the labeled positives; ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with
+        ``True`` / 1 labeled and refuses other values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is
+        ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -162,7 +166,7 @@ class DeepPUBase(_NeuralPUBase):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> DeepPUBase:
         """Fit on features ``X`` (dense or scipy sparse) and PU labels ``y`` (1 = labeled positive, 0 = unlabeled;
-        bool and {-1, +1} too)."""
+        bool and {-1, +1} too; ``pos_label`` for other encodings)."""
         epochs, n_seeds, rule = self._check_params()
         X, s, _, prior = self._validate_fit(X, y)
         X = self._fit_standardization(X)

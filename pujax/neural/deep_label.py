@@ -68,7 +68,7 @@ class CVIRClassifier(DeepPUBase):
     def __init__(self, model="mlp", *, warmup_epochs=5, delta=0.1, bbe_gamma=0.01, epochs=40, batch_size=256,
                  learning_rate=3e-4, weight_decay=1e-4, prior="auto", standardize=True, validation_fraction=0.1,
                  selection="proxy_accuracy", n_seeds=1, model_kwargs=None, random_state=None, verbose=False,
-                 devices=None):
+                 devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -141,7 +141,7 @@ class P3MixClassifier(DeepPUBase):
                  unlabeled_weight=1.0, entropy_weight=0.1, elr_weight=5.0, ema_decay=0.997, epochs=40,
                  batch_size=256, learning_rate=1e-3, weight_decay=1e-6, prior="auto", standardize=True,
                  validation_fraction=0.1, selection="proxy_accuracy", n_seeds=1, model_kwargs=None,
-                 random_state=None, verbose=False, devices=None):
+                 random_state=None, verbose=False, devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -219,7 +219,7 @@ class RobustPUClassifier(DeepPUBase):
                  temper_n=1.3, alpha_p=0.1, alpha_n=0.11, max_thresh_p=1.0, max_thresh_n=1.0, grow_steps=5,
                  epochs=40, batch_size=256, learning_rate=1e-3, weight_decay=1e-4, prior="auto", standardize=True,
                  validation_fraction=0.1, selection="proxy_accuracy", n_seeds=1, model_kwargs=None,
-                 random_state=None, verbose=False, devices=None):
+                 random_state=None, verbose=False, devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -297,7 +297,7 @@ class HolisticPUClassifier(DeepPUBase):
                  strong_noise=0.05, strong_dropout=0.05, epochs=40, batch_size=256, learning_rate=1e-3,
                  weight_decay=5e-4, prior="auto", standardize=True, validation_fraction=0.1,
                  selection="proxy_accuracy", n_seeds=1, model_kwargs=None, random_state=None, verbose=False,
-                 devices=None):
+                 devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -364,7 +364,7 @@ class LBEClassifier(DeepPUBase):
     def __init__(self, model="mlp", *, warmup_epochs=10, epochs=40, batch_size=256, learning_rate=5e-4,
                  weight_decay=1e-4, prior="auto", standardize=True, validation_fraction=0.1,
                  selection="proxy_accuracy", n_seeds=1, model_kwargs=None, random_state=None, verbose=False,
-                 devices=None):
+                 devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):

@@ -73,7 +73,7 @@ class PUSBClassifier(DeepPUBase):
     def __init__(self, model="mlp", *, loss="logistic", beta=0.0, gamma=1.0, epochs=40, batch_size=256,
                  learning_rate=3e-4, weight_decay=1e-4, prior="auto", standardize=True, validation_fraction=0.1,
                  selection="proxy_accuracy", n_seeds=1, model_kwargs=None, random_state=None, verbose=False,
-                 devices=None):
+                 devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -139,7 +139,7 @@ class PUbNClassifier(DeepPUBase):
     def __init__(self, model="mlp", *, pretrain_epochs=10, tau=0.5, loss="sigmoid", beta=0.0, gamma=1.0, epochs=40,
                  batch_size=256, learning_rate=3e-4, weight_decay=1e-4, prior="auto", standardize=True,
                  validation_fraction=0.1, selection="proxy_accuracy", n_seeds=1, model_kwargs=None,
-                 random_state=None, verbose=False, devices=None):
+                 random_state=None, verbose=False, devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -205,7 +205,7 @@ class DistPUClassifier(DeepPUBase):
                  mixup_entropy_weight=0.04, mixup_learning_rate=5e-5, epochs=40, batch_size=256, learning_rate=3e-4,
                  weight_decay=5e-4, prior="auto", standardize=True, validation_fraction=0.1,
                  selection="proxy_accuracy", n_seeds=1, model_kwargs=None, random_state=None, verbose=False,
-                 devices=None):
+                 devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -284,7 +284,7 @@ class PULDAClassifier(DeepPUBase):
                  margin=0.6, mixup_weight=4.2, alpha=11.0, warmup_learning_rate=1e-4, epochs=40, batch_size=256,
                  learning_rate=1e-3, weight_decay=1e-4, prior="auto", standardize=True, validation_fraction=0.1,
                  selection="proxy_accuracy", n_seeds=1, model_kwargs=None, random_state=None, verbose=False,
-                 devices=None):
+                 devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -346,7 +346,7 @@ class CountLossClassifier(DeepPUBase):
 
     def __init__(self, model="mlp", *, epochs=40, batch_size=256, learning_rate=3e-4, weight_decay=1e-4,
                  prior="auto", standardize=True, validation_fraction=0.1, selection="proxy_accuracy", n_seeds=1,
-                 model_kwargs=None, random_state=None, verbose=False, devices=None):
+                 model_kwargs=None, random_state=None, verbose=False, devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):
@@ -407,7 +407,7 @@ class PUeClassifier(DeepPUBase):
     def __init__(self, model="mlp", *, warmup_epochs=10, alpha=0.1, loss="sigmoid", beta=0.0, gamma=1.0, epochs=40,
                  batch_size=256, learning_rate=3e-4, weight_decay=1e-4, prior="auto", standardize=True,
                  validation_fraction=0.1, selection="proxy_accuracy", n_seeds=1, model_kwargs=None,
-                 random_state=None, verbose=False, devices=None):
+                 random_state=None, verbose=False, devices=None, pos_label=None):
         self._set_params(locals())
 
     def _rule(self):

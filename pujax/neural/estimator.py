@@ -84,11 +84,14 @@ class NNPUClassifier(_NeuralPUBase):
         Centre and scale every feature inside ``fit`` (mean and standard deviation of the training rows, computed in
         float64; constant features get scale 1) before the float32 network, so that predictions do not depend on the
         units or offsets of the features. ``False`` feeds ``X`` as given (e.g. pixels / 255 as in Kiryo et al.).
-    validation_fraction : float in [0, 1) or None, default=0.0
+    validation_fraction : float in [0, 1) or None, default=0.1
         Model selection (:mod:`pujax.neural.selection`): this share of the labeled positives and of the unlabeled
-        rows is held out (stratified, seeded by ``random_state``), the models train on the rest, and each seed keeps
-        the variables of the epoch whose held-out risk -- the ``risk`` estimator with ``loss`` at ``prior``, model in
-        evaluation mode -- is lowest. 0 or None: every row is trained on and the last epoch is kept (Kiryo et al.).
+        rows is held out (stratified, seeded by ``random_state``; at least 2 labeled rows are needed), the models
+        train on the rest, and each seed keeps the variables of the epoch whose held-out risk -- the ``risk``
+        estimator with ``loss`` at ``prior``, model in evaluation mode -- is lowest. 0 or None: every row is trained
+        on and the last epoch is kept (Kiryo et al.). The default selects: on MNIST it meets Kiryo et al.'s
+        accuracy where the last epoch falls short, and on tabular data it stays nearer PU Extra Trees
+        (``benchmarks/results/neural.md``, ``benchmarks/results/nnpu_tabular.md``).
     selection : {"risk", "proxy_accuracy", "proxy_auc"}, default="risk"
         The held-out criterion: the held-out risk above, or the proxy accuracy or proxy AUC of the held-out scores
         (:func:`pujax.neural.selection.selection_loss`; PU-Bench's and Wang et al.'s model selection).
@@ -111,6 +114,10 @@ class NNPUClassifier(_NeuralPUBase):
     devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
         Where the seeds train (:mod:`pujax.devices`; None = every device): the ``n_seeds`` models are split over the
         devices, each trained on one device (the callback / verbose path runs on one device).
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -166,8 +173,8 @@ class NNPUClassifier(_NeuralPUBase):
 
     def __init__(self, model="mlp", *, risk="nnpu", loss="sigmoid", beta=0.0, gamma=1.0, epochs=100,
                  batch_size=30000, batching="epoch", learning_rate=1e-3, weight_decay=5e-3, prior="auto",
-                 standardize=True, validation_fraction=0.0, n_seeds=1, model_kwargs=None, callback=None,
-                 random_state=None, verbose=False, devices=None, selection="risk"):
+                 standardize=True, validation_fraction=0.1, n_seeds=1, model_kwargs=None, callback=None,
+                 random_state=None, verbose=False, devices=None, selection="risk", pos_label=None):
         self.model = model
         self.risk = risk
         self.loss = loss
@@ -188,6 +195,7 @@ class NNPUClassifier(_NeuralPUBase):
         self.verbose = verbose
         self.devices = devices
         self.selection = selection
+        self.pos_label = pos_label
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -368,6 +376,10 @@ class VPUClassifier(_NeuralPUBase):
         Progress bar per epoch with the loss terms (epochs then run one compiled epoch at a time).
     devices : None, int, sequence of jax.Device or jax.sharding.Mesh, default=None
         Where the seeds train (:mod:`pujax.devices`; None = every device); the verbose path runs on one device.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -430,7 +442,7 @@ class VPUClassifier(_NeuralPUBase):
     def __init__(self, model="mlp", *, alpha=0.3, mixup_weight=0.03, epochs=50, batch_size=500, learning_rate=3e-4,
                  steps_per_epoch=None, lr_halving_epochs=None, threshold="prior", validation_fraction=0.1,
                  standardize=True, n_seeds=1, model_kwargs=None, random_state=None, verbose=False, devices=None,
-                 selection="loss"):
+                 selection="loss", pos_label=None):
         self.model = model
         self.alpha = alpha
         self.mixup_weight = mixup_weight
@@ -448,6 +460,7 @@ class VPUClassifier(_NeuralPUBase):
         self.verbose = verbose
         self.devices = devices
         self.selection = selection
+        self.pos_label = pos_label
 
     def _config(self, n_features=None):
         model_kwargs = self.model_kwargs

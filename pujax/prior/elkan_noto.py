@@ -17,7 +17,7 @@ import numpy as np
 from pujax._compile import jit
 from pujax.devices import device_mesh, to_host
 from pujax.prior._common import batch_size, bucket, c_to_prior, map_resamples, pad, row_counts
-from pujax.validation import check_int
+from pujax.validation import check_int, check_pu_labels
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -45,7 +45,7 @@ def _en_core(g, s, w):
 def _prep_en(g, s):
     dt = np.dtype(jnp.result_type(float))
     g = np.ravel(np.asarray(g, dtype=dt))
-    s = np.ravel(np.asarray(s)).astype(np.int32)
+    s = check_pu_labels(s, require_both=False)
     if g.shape != s.shape:
         raise ValueError(f"g has {g.shape[0]} values but s has {s.shape[0]}; pass one probability per row.")
     if not np.all(np.isfinite(g)):

@@ -57,7 +57,7 @@ from pujax.svm.problems import (
     resvm_spec,
 )
 from pujax.svm.solver import solve_svm
-from pujax.validation import check_in, check_int, check_prior, host_seed
+from pujax.validation import check_in, check_int, check_prior, check_pu_labels, host_seed
 
 if TYPE_CHECKING:
     from typing import Any
@@ -319,12 +319,15 @@ def svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, spec: EnsembleSpec, *, k
     """Fit the ensemble ``spec`` on PU data (``s`` = 1 labeled, 0 unlabeled); see the module docstring.
 
     ``prior`` (a float in (0, 1) or None): with a prior, the threshold of eq. 6 is set so that a share ``prior``
-    of the unlabeled rows, scored out of bag, is predicted positive; None keeps the majority vote (``T = 0.5``).
+    of the unlabeled rows, scored out of bag, is predicted positive (a single SVM, ``vote=False``: its decision
+    values of the unlabeled training rows); None keeps the majority vote (``T = 0.5``) or ``T = 0``.
+
     ``X`` dense or scipy sparse (its support vectors then a CSR matrix); ``standardize=False`` reads it as given
     (statistics 0 and 1), otherwise a sparse ``X`` is scaled without centring.
     """
     check_in(kernel, "kernel", KERNELS)
     degree = check_int(degree, "degree")
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     stats = _stats(X, standardize)
     Xs = _standardize(X, *stats)
     g = resolve_gamma(gamma, Xs) if kernel != "linear" else 1.0
@@ -333,12 +336,13 @@ def svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, spec: EnsembleSpec, *, k
                          max_iter=max_iter, devices=devices)
     model = make_model(Xs, problems, sol, stats, kernel=kernel, gamma=g, coef0=coef0, degree=degree,
                        threshold=0.5 if vote else 0.0, vote=vote)
-    if vote and prior is not None:
+    if prior is not None:
         U = threshold_rows(key, s, THRESHOLD_ROWS)
         # padded like the training rows (up to THRESHOLD_ROWS): a refit in the same bucket reuses the program
         psi = _psi(model, Xs[U], min_rows=min(len(s), THRESHOLD_ROWS))
-        oob = ~in_bag(problems, len(s), duplicate_groups(Xs))[U]
-        T = prior_threshold(ensemble_scores(psi, oob), check_prior(prior, allow_auto=False))
+        # ensembles: out-of-bag scores; a single SVM: its decision values of the (training) unlabeled rows
+        scores = ensemble_scores(psi, ~in_bag(problems, len(s), duplicate_groups(Xs))[U]) if vote else psi[:, 0]
+        T = prior_threshold(scores, check_prior(prior, allow_auto=False))
         model = model._replace(threshold=np.asarray(T, np.float32))
     return model
 
@@ -364,7 +368,7 @@ def resvm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, *, n_estimators: int =
               devices: DevicesLike = None, **svm: Any) -> SVMModel:
     """RESVM (Algorithm 1, eqs. 3-6): see :func:`pujax.svm.problems.resvm_spec` and :func:`svm_fit` (``svm``:
     ``kernel``, ``gamma``, ``coef0``, ``degree``, ``tol``, ``max_iter``)."""
-    s = np.asarray(s)
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     spec = resvm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), n_estimators=n_estimators, n_pos=n_pos,
                       max_samples=max_samples, C=C, w_pos=w_pos)
     return svm_fit(key, X, s, spec, prior=prior, devices=devices, **svm)
@@ -374,18 +378,19 @@ def bagging_svm_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, *, n_estimators:
                     max_samples: int | float | str = "auto", C: float = 1.0, prior: float | None = None,
                     devices: DevicesLike = None, **svm: Any) -> SVMModel:
     """Bagging SVM (eq. 2): see :func:`pujax.svm.problems.bagging_svm_spec` and :func:`svm_fit`."""
-    s = np.asarray(s)
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     spec = bagging_svm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), n_estimators=n_estimators,
                             max_samples=max_samples, C=C)
     return svm_fit(key, X, s, spec, prior=prior, devices=devices, **svm)
 
 
-def cwsvm_fit(X: ArrayLike, s: ArrayLike, *, C_pos: float = 1.0, C_unl: float = 1.0, devices: DevicesLike = None,
-              **svm: Any) -> SVMModel:
-    """Class-weighted SVM (eq. 1): one SVM, P against U; deterministic (no key)."""
-    s = np.asarray(s)
+def cwsvm_fit(X: ArrayLike, s: ArrayLike, *, C_pos: float = 1.0, C_unl: float = 1.0, prior: float | None = None,
+              devices: DevicesLike = None, **svm: Any) -> SVMModel:
+    """Class-weighted SVM (eq. 1): one SVM, P against U; deterministic (no key). ``prior``: threshold at which a
+    share ``prior`` of the unlabeled rows is positive (None: 0)."""
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     spec = cwsvm_spec(int(np.sum(s == 1)), int(np.sum(s == 0)), C_pos=C_pos, C_unl=C_unl)
-    return svm_fit(jax.random.PRNGKey(0), X, s, spec, vote=False, devices=devices, **svm)
+    return svm_fit(jax.random.PRNGKey(0), X, s, spec, vote=False, prior=prior, devices=devices, **svm)
 
 
 def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: float = 1.0, C_unl: float = 1.0,
@@ -401,7 +406,7 @@ def cwsvm_fit_bags(X: ArrayLike, s: ArrayLike, bags: list[ArrayLike], *, C_pos: 
     """
     check_in(kernel, "kernel", KERNELS)
     degree = check_int(degree, "degree")
-    s = np.asarray(s)
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     P = np.flatnonzero(s == 1)
     if P.size == 0 or not bags:
         raise ValueError("cwsvm_fit_bags needs at least one labeled row (s = 1) and one bag.")

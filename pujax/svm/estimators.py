@@ -101,7 +101,8 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
 
     # -- fit ------------------------------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike) -> _BaseSVM:
-        """Fit all base models on PU data ``X`` with PU labels ``y`` (the greater value marks labeled positives).
+        """Fit all base models on PU data ``X`` with PU labels ``y`` (1 / ``True``, or ``pos_label``, marks labeled
+        positives).
 
         Returns
         -------
@@ -211,14 +212,22 @@ class CWSVMClassifier(_BaseSVM):
     """Class-weighted SVM for PU learning (Liu et al. 2003; Claesen et al. 2015 §2.1, eq. 1).
 
     One soft-margin SVM separating the labeled positives (penalty ``C_pos``) from the unlabeled rows treated as
-    negatives (penalty ``C_unl``); typically ``C_pos > C_unl``. ``decision_function`` is the SVM decision value.
+    negatives (penalty ``C_unl``); typically ``C_pos > C_unl``. ``decision_function`` is the SVM decision value
+    minus the threshold ``threshold_``, set by the class prior: the SVM's decision values rank rows but, with few
+    labeled positives among many unlabeled rows, put almost every row below 0.
 
     Parameters
     ----------
-    C_pos : float, default=1.0
-        Penalty of labeled rows.
+    C_pos : float or "balanced", default="balanced"
+        Penalty of labeled rows; "balanced" is ``C_unl * n_unlabeled / n_labeled`` (both classes the same total
+        penalty).
     C_unl : float, default=1.0
         Penalty of unlabeled rows.
+    prior : float in (0, 1), "auto" or None, default="auto"
+        Class prior of the unlabeled rows: the threshold is the decision value above which a share ``prior_`` of
+        the unlabeled training rows lies (``"auto"``: estimated by :func:`pujax.prior.estimate_prior`); None
+        keeps 0 (the SVM's own sign). Unused by :meth:`fit_bags`, whose bags
+        :class:`~pujax.meta.PUBaggingClassifier` thresholds.
     kernel : {"rbf", "linear", "poly"}, default="rbf"
         Kernel of the base SVMs, computed on standardized features.
     gamma : "scale", "auto" or float > 0, default="scale"
@@ -231,12 +240,18 @@ class CWSVMClassifier(_BaseSVM):
         KKT tolerance of the SMO solver (LIBSVM's default).
     max_iter : int, default=100000
         Cap on the SMO steps of every base model.
+    random_state : None, int, numpy random state or JAX key, default=None
+        Seeds the prior estimate of ``prior="auto"`` (the SVM itself is deterministic).
     devices : None, int, list of jax.Device or jax.sharding.Mesh, default=None
         Where the base models are solved (split over the devices); see :mod:`pujax.devices`.
     standardize : "auto", bool, default="auto"
         Features of the kernels: ``"auto"`` standardises dense ``X`` per feature and reads a scipy sparse ``X``
         (CSR / CSC) as given (kernels of TF-IDF rows from sparse products, support vectors kept sparse); ``True``
         also scales a sparse ``X``, without centring; ``False`` reads every ``X`` as given.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -248,6 +263,8 @@ class CWSVMClassifier(_BaseSVM):
         Box bounds of labeled and unlabeled rows.
     gamma_ : float
         Resolved kernel width.
+    prior_ : float
+        The prior used (not set with ``prior=None``).
     classes_, n_features_in_ : as in scikit-learn.
 
     References
@@ -262,16 +279,18 @@ class CWSVMClassifier(_BaseSVM):
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(2, 1, (40, 2)), rng.normal(0, 1, (80, 2))]
     >>> s = np.r_[np.ones(20, int), np.zeros(100, int)]
-    >>> CWSVMClassifier(C_pos=4.0).fit(X, s).predict(X[:3])
+    >>> CWSVMClassifier(prior=0.4).fit(X, s).predict(X[:3])
     array([1, 1, 1])
     """
 
     _vote = False
 
-    def __init__(self, C_pos=1.0, *, C_unl=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-3,
-                 max_iter=100_000, devices=None, standardize="auto"):
+    def __init__(self, C_pos="balanced", *, C_unl=1.0, prior="auto", kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 tol=1e-3, max_iter=100_000, random_state=None, devices=None, standardize="auto", pos_label=None):
         self.C_pos = C_pos
         self.C_unl = C_unl
+        self.prior = prior
+        self.random_state = random_state
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -280,20 +299,28 @@ class CWSVMClassifier(_BaseSVM):
         self.max_iter = max_iter
         self.devices = devices
         self.standardize = standardize
+        self.pos_label = pos_label
 
     def _check_params(self):
-        cwsvm_spec(1, 1, C_pos=self.C_pos, C_unl=self.C_unl)
+        cwsvm_spec(1, 1, C_pos=self._C_pos(1, 1), C_unl=self.C_unl)
+
+    def _C_pos(self, n_P: int, n_U: int) -> float:
+        """``C_pos``, with "balanced" resolved for ``n_P`` labeled and ``n_U`` unlabeled rows."""
+        if isinstance(self.C_pos, str):
+            check_in(self.C_pos, "C_pos", ("balanced",))
+            return float(check_float(self.C_unl, "C_unl", 0.0, None)) * n_U / n_P
+        return self.C_pos
 
     def ensemble_spec(self, n_P, n_U):
-        return cwsvm_spec(n_P, n_U, C_pos=self.C_pos, C_unl=self.C_unl)
+        return cwsvm_spec(n_P, n_U, C_pos=self._C_pos(n_P, n_U), C_unl=self.C_unl)
 
     def fit_bags(self, X: ArrayLike, y: ArrayLike, bags: list[ArrayLike]) -> list[CWSVMClassifier]:
         """One fitted copy of this estimator per bag -- the rows with ``y = 1`` against the rows ``bags[b]``
         (indices into ``X``, repeats allowed) -- solved as one batch (:func:`~pujax.svm.core.cwsvm_fit_bags`).
 
-        Copy ``b`` predicts as ``clone(self).fit(X[rows_b], y[rows_b])`` with ``rows_b`` its labeled rows and bag
-        (up to float rounding). :class:`~pujax.meta.PUBaggingClassifier` calls this instead of fitting its bags
-        one by one.
+        Copy ``b`` predicts as ``clone(self).set_params(prior=None).fit(X[rows_b], y[rows_b])`` with ``rows_b`` its
+        labeled rows and bag (up to float rounding; ``C_pos="balanced"`` is resolved with the size of ``bags[0]``).
+        :class:`~pujax.meta.PUBaggingClassifier` calls this instead of fitting its bags one by one.
 
         Returns
         -------
@@ -303,8 +330,8 @@ class CWSVMClassifier(_BaseSVM):
         self._check_common()
         self._check_params()
         n_P = int(np.sum(s == 1))
-        models = cwsvm_fit_bags(X, s, bags, C_pos=self.C_pos, C_unl=self.C_unl, devices=self.devices,
-                                standardize=self._standardize_for(X), **self._svm_kwargs())
+        models = cwsvm_fit_bags(X, s, bags, C_pos=self._C_pos(n_P, len(bags[0])), C_unl=self.C_unl,
+                                devices=self.devices, standardize=self._standardize_for(X), **self._svm_kwargs())
         return [est._set_model(model, self.ensemble_spec(n_P, len(bag)), n_P, len(bag))
                 for est, model, bag in zip(copies, models, bags)]
 
@@ -382,6 +409,10 @@ class BaggingSVMClassifier(_EnsembleSVM):
         Features of the kernels: ``"auto"`` standardises dense ``X`` per feature and reads a scipy sparse ``X``
         (CSR / CSC) as given (kernels of TF-IDF rows from sparse products, support vectors kept sparse); ``True``
         also scales a sparse ``X``, without centring; ``False`` reads every ``X`` as given.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -417,7 +448,7 @@ class BaggingSVMClassifier(_EnsembleSVM):
 
     def __init__(self, n_estimators=50, *, max_samples="auto", C=1.0, kernel="rbf", gamma="scale", degree=3,
                  coef0=0.0, tol=1e-3, max_iter=100_000, prior="auto", random_state=None, verbose=False, devices=None,
-                 n_models=_DEPRECATED, n_unl=_DEPRECATED, standardize="auto"):
+                 n_models=_DEPRECATED, n_unl=_DEPRECATED, standardize="auto", pos_label=None):
         self.n_estimators = n_estimators
         self.max_samples = max_samples
         self.C = C
@@ -434,6 +465,7 @@ class BaggingSVMClassifier(_EnsembleSVM):
         self.n_models = n_models
         self.n_unl = n_unl
         self.standardize = standardize
+        self.pos_label = pos_label
 
     def _check_params(self):
         self._check_sizes()
@@ -493,6 +525,10 @@ class RESVMClassifier(_EnsembleSVM):
         Features of the kernels: ``"auto"`` standardises dense ``X`` per feature and reads a scipy sparse ``X``
         (CSR / CSC) as given (kernels of TF-IDF rows from sparse products, support vectors kept sparse); ``True``
         also scales a sparse ``X``, without centring; ``False`` reads every ``X`` as given.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -531,7 +567,7 @@ class RESVMClassifier(_EnsembleSVM):
 
     def __init__(self, n_estimators=50, *, n_pos="auto", max_samples="auto", C=1.0, w_pos=1.0, kernel="rbf",
                  gamma="scale", degree=3, coef0=0.0, tol=1e-3, max_iter=100_000, prior="auto", random_state=None,
-                 verbose=False, devices=None, n_models=_DEPRECATED, n_unl=_DEPRECATED, standardize="auto"):
+                 verbose=False, devices=None, n_models=_DEPRECATED, n_unl=_DEPRECATED, standardize="auto", pos_label=None):
         self.n_estimators = n_estimators
         self.n_pos = n_pos
         self.max_samples = max_samples
@@ -550,6 +586,7 @@ class RESVMClassifier(_EnsembleSVM):
         self.n_models = n_models
         self.n_unl = n_unl
         self.standardize = standardize
+        self.pos_label = pos_label
 
     def _check_params(self):
         self._check_sizes()

@@ -74,17 +74,15 @@ def _fold_problems(members, folds, fold_keys, s, Xs_folds):
 def _fold_predictions(est, psi, inbag, tr, va, X, s, seed, priors):
     """Predicted labels of the validation rows from base decision values ``psi`` of the fold's rows (all N);
     ``priors`` caches the resolved prior of each (fold, prior argument)."""
-    if isinstance(est, CWSVMClassifier):
-        return psi[va, 0] > 0
-    T = 0.5
+    vote = not isinstance(est, CWSVMClassifier)  # CWSVM: one SVM, thresholded on its decision value
+    T = 0.5 if vote else 0.0
     if est.prior is not None:
         U = tr[s[tr] == 0]
         key = (tr.tobytes(), repr(est.prior))
         if key not in priors:
             priors[key] = resolve_prior(est.prior, X[tr], s[tr], seed)
-        prior = priors[key]
-        T = prior_threshold(ensemble_scores(psi[U], ~inbag[U]), prior)
-    return ensemble_scores(psi[va]) > T
+        T = prior_threshold(ensemble_scores(psi[U], ~inbag[U]) if vote else psi[U, 0], priors[key])
+    return (ensemble_scores(psi[va]) if vote else psi[va, 0]) > T
 
 
 def _score_group(members, static, folds, fold_keys, X, s, Xs_folds, seed, devices):

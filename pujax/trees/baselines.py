@@ -30,7 +30,7 @@ class _PNExtraTrees(_BasePUForest):
 
     def __init__(self, n_estimators=100, *, loss="quadratic", max_features="sqrt", max_candidates=1, max_depth=None,
                  min_samples_split=2, bootstrap=False, n_bins=256, random_state=None, devices=None, n_jobs=None,
-                 verbose=False):
+                 verbose=False, pos_label=None):
         self.n_estimators = n_estimators
         self.loss = loss
         self.max_features = max_features
@@ -43,6 +43,7 @@ class _PNExtraTrees(_BasePUForest):
         self.devices = devices
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.pos_label = pos_label
 
     def fit_bags(self, X: ArrayLike, y: ArrayLike, bags: list[ArrayLike]) -> list[_PNExtraTrees]:
         """One fitted copy of this estimator per bag -- the rows with ``y = 1`` against the rows ``bags[b]``
@@ -99,6 +100,10 @@ class NaivePUET(_PNExtraTrees):
         Deprecated name of ``devices``; kept for one release with a ``FutureWarning``.
     verbose : bool, default=False
         Progress bar over the trees.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -161,6 +166,10 @@ class SupervisedET(_PNExtraTrees):
         Deprecated name of ``devices``; kept for one release with a ``FutureWarning``.
     verbose : bool, default=False
         Progress bar over the trees.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -213,12 +222,20 @@ class PUBaggingET(PUBaggingClassifier):
         Seeds the bootstrap samples and the trees.
     verbose : int, default=0
         Progress output.
+    prior : float in (0, 1), "auto" or None, default="auto"
+        Class prior of the unlabeled rows, which sets the threshold of the mean score (see
+        :class:`~pujax.meta.PUBaggingClassifier`); None keeps the paper's 0.5, at which the bags of 100 % of the
+        unlabeled rows against the few labeled positives predict every row negative.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
-    estimators_, oob_decision_function_, feature_importances_ : see PUBaggingClassifier
-        The fitted :class:`SupervisedET` base models, out-of-bag probabilities and mean importances, as in
-        :class:`~pujax.meta.PUBaggingClassifier`.
+    estimators_, oob_decision_function_, feature_importances_, prior_, threshold_ : see PUBaggingClassifier
+        The fitted :class:`SupervisedET` base models, out-of-bag scores, mean importances, prior and threshold, as
+        in :class:`~pujax.meta.PUBaggingClassifier`.
     classes_, n_features_in_, feature_names_in_ : as in scikit-learn
         Fitted label values and input description.
 
@@ -245,13 +262,16 @@ class PUBaggingET(PUBaggingClassifier):
     standardize = "auto"  # dense X standardised, sparse X passed as given (the trees bin each column)
     _expected_failed_checks: dict = {}  # its base is always SupervisedET (not the logistic model of sparse input)
 
-    def __init__(self, n_estimators=10, *, n_trees=100, max_samples=1.0, n_jobs=None, random_state=None, verbose=0):
+    def __init__(self, n_estimators=10, *, n_trees=100, max_samples=1.0, n_jobs=None, random_state=None, verbose=0,
+                 prior="auto", pos_label=None):
         self.n_estimators = n_estimators
         self.n_trees = n_trees
         self.max_samples = max_samples
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.prior = prior
+        self.pos_label = pos_label
 
     @property
     def estimator(self):

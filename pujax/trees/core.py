@@ -18,7 +18,7 @@ from pujax.trees.binning import fit_bins
 from pujax.trees.builder import grow_forest
 from pujax.trees.model import Forest, forest_slice, standardization, standardize
 from pujax.trees.predict import forest_leaves, forest_mean_value
-from pujax.validation import host_seed
+from pujax.validation import check_pu_labels, host_seed
 
 if TYPE_CHECKING:
     from typing import Any
@@ -97,7 +97,7 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
     -------
     Forest
     """
-    s = np.asarray(s)
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     seed = host_seed(key)
     wu, rho, sigma = node_weights(s, prior, risk)
     rows = tree_rows(seed, s, int(n_estimators), bool(bootstrap)) if rows is None else list(rows)
@@ -124,7 +124,7 @@ def forest_fit_bags(key: jax.Array, X: np.ndarray, s: np.ndarray, bags: list, *,
     This is the batched base-model fit of :class:`pujax.meta.PUBaggingClassifier` around
     :class:`~pujax.trees.SupervisedET` (the PU ET paper's PUBaggingET).
     """
-    s = np.asarray(s)
+    s = check_pu_labels(s, n_samples=np.shape(X)[0])
     P, seed, rows = np.flatnonzero(s == 1), host_seed(key), []
     for b, bag in enumerate(bags):
         r = np.sort(np.concatenate([P, np.asarray(bag, np.int64)]))

@@ -255,6 +255,10 @@ class PUExtraTreesClassifier(_BasePUForest):
         ``FutureWarning``.
     verbose : bool, default=False
         Progress bar over the trees.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -317,7 +321,7 @@ class PUExtraTreesClassifier(_BasePUForest):
 
     def __init__(self, n_estimators=100, *, risk="nnpu", loss="quadratic", max_features="sqrt", max_candidates=1,
                  max_depth=None, min_samples_split=2, bootstrap=False, n_bins=256, prior="auto", random_state=None,
-                 devices=None, n_jobs=None, verbose=False):
+                 devices=None, n_jobs=None, verbose=False, pos_label=None):
         self.n_estimators = n_estimators
         self.risk = risk
         self.loss = loss
@@ -332,6 +336,7 @@ class PUExtraTreesClassifier(_BasePUForest):
         self.devices = devices
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.pos_label = pos_label
 
 
 @register_estimator
@@ -372,6 +377,10 @@ class PURandomForestClassifier(_BasePUForest):
         Deprecated name of ``devices``; kept for one release with a ``FutureWarning``.
     verbose : bool, default=False
         Progress bar over the trees.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -404,7 +413,7 @@ class PURandomForestClassifier(_BasePUForest):
 
     def __init__(self, n_estimators=100, *, risk="nnpu", loss="quadratic", max_features="sqrt", max_depth=None,
                  min_samples_split=2, bootstrap=True, n_bins=256, prior="auto", random_state=None,
-                 devices=None, n_jobs=None, verbose=False):
+                 devices=None, n_jobs=None, verbose=False, pos_label=None):
         self.n_estimators = n_estimators
         self.risk = risk
         self.loss = loss
@@ -418,6 +427,7 @@ class PURandomForestClassifier(_BasePUForest):
         self.devices = devices
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.pos_label = pos_label
 
 
 @register_estimator
@@ -457,6 +467,10 @@ class PUDecisionTreeClassifier(_BasePUForest):
         Where the tree grows, as in :class:`PUExtraTreesClassifier`.
     verbose : bool, default=False
         Progress bar over the trees.
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
 
     Attributes
     ----------
@@ -491,7 +505,7 @@ class PUDecisionTreeClassifier(_BasePUForest):
 
     def __init__(self, *, risk="nnpu", loss="quadratic", splitter="best", max_features=None, max_candidates=1,
                  max_depth=None, min_samples_split=2, n_bins=256, prior="auto", random_state=None, devices=None,
-                 verbose=False):
+                 verbose=False, pos_label=None):
         self.risk = risk
         self.loss = loss
         self.splitter = splitter
@@ -504,3 +518,4 @@ class PUDecisionTreeClassifier(_BasePUForest):
         self.random_state = random_state
         self.devices = devices
         self.verbose = verbose
+        self.pos_label = pos_label
