@@ -389,8 +389,11 @@ def _hist_range(cnt, n_bins):
     return jnp.where(empty, 0, lo), jnp.where(empty, 0, hi)
 
 
-def _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss):
-    rn = _risk(c1, c0, wu, rho, sigma, risk, loss)
+def _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss, rn=None):
+    """Node risks, children risks and risk reductions of every candidate; ``rn``: the node risks when known (the
+    value the node's parent computed for it: the same float for the node and for its reductions)."""
+    if rn is None:
+        rn = _risk(c1, c0, wu, rho, sigma, risk, loss)
     r_l = _risk(l_c1, l_c0, wu, rho, sigma, risk, loss)
     r_r = _risk(c1[:, None, None] - l_c1, c0[:, None, None] - l_c0, wu, rho, sigma, risk, loss)
     rr = rn[:, None, None] - r_l - r_r
@@ -399,8 +402,9 @@ def _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss):
 
 
 @partial(quick_jit, static_argnames=("n_thresholds", "n_bins", "shift", "risk", "loss", "from_hist"))
-def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho, sigma, bin_lo, bin_hi, *,
-                         n_thresholds: int, n_bins: int, shift: int, risk: str, loss: str, from_hist: bool):
+def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho, sigma, bin_lo, bin_hi,
+                         risk_node=None, *, n_thresholds: int, n_bins: int, shift: int, risk: str, loss: str,
+                         from_hist: bool):
     """Best Extra-Trees split per node (PU ET paper §4; Appendix H), from histograms or from (min, max).
 
     With ``from_hist`` ``stats`` is the packed histogram (N, K, B); otherwise ``stats = (mn, mx, l_all, l_c1,
@@ -425,14 +429,14 @@ def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho,
         cand = ok & (mx > mn)
     newc = ok & (mx <= mn)
     l_c0 = l_all - l_c1
-    rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss)
+    rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss, risk_node)
     cand3 = jnp.broadcast_to(cand[..., None], (N, K, T))
     return _finish(rr, cand3, l_c1, l_c0, r_l, r_r, rn, feats, thr, newc, T)
 
 
 @partial(quick_jit, static_argnames=("n_bins", "shift", "risk", "loss"))
-def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, *, n_bins: int, shift: int, risk: str,
-                       loss: str):
+def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, risk_node=None, *, n_bins: int, shift: int,
+                       risk: str, loss: str):
     """Best split over every bin boundary of the sampled features (CART / random forest), from histograms."""
     N, K = feats.shape
     B = n_bins
@@ -444,6 +448,6 @@ def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, *, n_bins: int, 
     l_c0 = l_all - l_c1
     cand = ok[..., None] & (bidx[None, None, :] >= mn[..., None]) & (bidx[None, None, :] < mx[..., None])
     newc = ok & (mx <= mn)
-    rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss)
+    rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss, risk_node)
     codes_c = jnp.broadcast_to(bidx[None, None, :], (N, K, B))
     return _finish(rr, cand, l_c1, l_c0, r_l, r_r, rn, feats, codes_c, newc, B)
