@@ -86,14 +86,15 @@ def capacities(n_pad: int, D: int, trees: int, max_rows: int, cfg: GrowConfig, *
     """Buffer shapes of a batch of ``trees`` trees of at most ``max_rows`` entries each (see :class:`Caps`).
 
     Entries: ``trees * bucket_size(max_rows)`` split over the devices, in chunks. Frontier: a power of two of at
-    least 1024 nodes and 1/64 of the entries (at most what ``max_depth`` allows). Histograms: the nodes whose
-    histograms are at most twice the entries (the rule of :func:`pujax.trees.grow._use_hist`), within
-    ``hist_budget`` cells. Log: at least twice the frontier and an eighth of the entries."""
+    least 1024 nodes and 1/128 of the entries (at most what ``max_depth`` allows; a growth whose frontier would
+    outgrow it is resumed with larger buffers). Histograms: the nodes whose histograms are at most twice the entries
+    (the rule of :func:`pujax.trees.grow._use_hist`), at most a quarter of the frontier, within ``hist_budget``
+    cells. Log: at least twice the frontier and an eighth of the entries."""
     kind = _kind(platform)
     total = trees * bucket_size(max(max_rows, 1))
     per_device = -(-total // n_devices)
     C_e = min(ENTRY_CHUNK[kind], _pow2(per_device))
-    N = max(1024, _pow2(2 * trees), _pow2(total / 64))
+    N = max(1024, _pow2(2 * trees), _pow2(total / 128))
     if max_depth is not None:
         N = min(N, max(1024, _pow2(2 * trees) * 2 ** min(int(max_depth), 24)))
     C_n = min(NODE_BLOCK[kind], N // 2)
@@ -102,7 +103,7 @@ def capacities(n_pad: int, D: int, trees: int, max_rows: int, cfg: GrowConfig, *
         nh = hist_budget // cells
     else:
         nh = min(max(2 * total // cfg.n_bins, (1 << 21) // cells), hist_budget // cells)
-    NH = min(max(nh // C_n * C_n, C_n), N // 2)
+    NH = min(max(nh // C_n * C_n, C_n), N // 4)
     L = max(2 * N + 2 * trees, -(-total // 8 // 1024) * 1024)
     return Caps(n=n_pad, D=D, M=-(-per_device // C_e) * C_e, N=N, NH=NH, L=L + L % 2, T_b=trees, C_e=C_e, C_n=C_n)
 

@@ -427,14 +427,16 @@ def _hist_view(hist, cfg: GrowConfig, caps: Caps):
     return hist.reshape((cfg.n_slots, caps.NH, cfg.n_bins) + hist.shape[1:])
 
 
-def _zero_blocks(buf, b0, b1, block_of):
-    """Zero the parts ``block_of(b)`` -> ``(start, size)`` of ``buf`` for blocks ``b0 .. b1 - 1`` (the statistics
-    just read: a separate loop, so that XLA updates ``buf`` in place rather than copying it for the readers)."""
-    def body(b, buf):
-        start, size = block_of(b)
-        return jax.lax.dynamic_update_slice(buf, jnp.zeros(size, buf.dtype), start)
+def _zero_blocks(bufs, b0, b1, block_of, after):
+    """Zero the parts ``block_of(b)`` -> ``[(start, size)] * len(bufs)`` of ``bufs`` for blocks ``b0 .. b1 - 1``:
+    the statistics just read by the loop that computed the int32 scalar ``after`` (< 2**30). The trip count depends
+    on ``after``, so XLA orders this loop after the reader and updates ``bufs`` in place (a loop that only reads a
+    buffer is otherwise not ordered before one that writes it, and XLA copies the buffer)."""
+    def body(b, bufs):
+        return tuple(jax.lax.dynamic_update_slice(a, jnp.zeros(size, a.dtype), start)
+                     for a, (start, size) in zip(bufs, block_of(b)))
 
-    return _block_loop(b0, b1, body, buf)
+    return _block_loop(b0, jnp.maximum(b1, after - (1 << 30)), body, bufs)
 
 
 def _hist_windows(state, data, cfg, caps, axis, use, cnt):
@@ -452,13 +454,13 @@ def _hist_windows(state, data, cfg, caps, axis, use, cnt):
         def start(o):
             return (0, o - base) + (0,) * (view.ndim - 2)
 
-        def stats(o, acc):
+        def stats(o, view):  # the histograms pass through the loop: read only, updated in place later
             block = _reduce(jax.lax.dynamic_slice(view, start(o), size), "sum", axis)
-            return _choose(state, data, cfg, caps, o, jnp.moveaxis(block, 0, 1), True), acc
+            return _choose(state, data, cfg, caps, o, jnp.moveaxis(block, 0, 1), True), view
 
         b0, b1 = w * (NH // C), jnp.minimum((w + 1) * (NH // C), n_blocks)
-        _, rec, constp, cnt = _decide(state, data, cfg, caps, b0, b1, stats, jnp.int32(0), rec, constp, cnt)
-        view = _zero_blocks(view, b0, b1, lambda b: (start(b * C), size))
+        view, rec, constp, cnt = _decide(state, data, cfg, caps, b0, b1, stats, view, rec, constp, cnt)
+        (view,) = _zero_blocks((view,), b0, b1, lambda b: [(start(b * C), size)], cnt[0])
         return view.reshape(hist.shape), rec, constp, cnt
 
     n_win = jnp.where(use, _cdiv(state.n_front, NH), 0)
@@ -477,19 +479,21 @@ def _two_pass(state, data, cfg, caps, axis, use, cnt):
         block = _reduce(_dyn(mm, o * K, C * K), "max", axis).reshape(C, K, 2)
         return 255 - block[..., 1], block[..., 0]  # (mn, mx)
 
-    def thresholds(b, thr):
+    def thresholds(b, carry):  # the ranges pass through the loop: read only
+        thr, mm = carry
         o = b * C
         mn, mx = ranges(mm, o)
         feats, ok, _, _, tree, uid, _ = _node_args(state, data, caps, o)
         t, _ = draw_thresholds(mn, mx, feats, ok, r.seed, tree, uid, state.level.astype(_U32), data.bin_lo,
                                data.bin_hi, n_thresholds=T, n_bins=cfg.n_bins)
-        return _put(thr, o, t)
+        return _put(thr, o, t), mm
 
-    thr = _block_loop(0, n_blocks, thresholds, state.thr)
+    thr, mm = _block_loop(0, n_blocks, thresholds, (state.thr, mm))
     state = state._replace(thr=thr)
     lc = _left_pass(state, data, cfg, caps, use)
 
     def stats(o, acc):
+        mm, lc = acc
         mn, mx = ranges(mm, o)
         left = _reduce(_dyn(lc, o * K, C * K), "sum", axis).reshape(C, K, -1)
         if cfg.shift > 0:
@@ -498,10 +502,10 @@ def _two_pass(state, data, cfg, caps, axis, use, cnt):
             l_all, l_c1 = left[..., :T], left[..., T:]
         return _choose(state, data, cfg, caps, o, (mn, mx, l_all, l_c1, _dyn(thr, o, C)), False), acc
 
-    _, rec, constp, cnt = _decide(state, data, cfg, caps, 0, n_blocks, stats, jnp.int32(0), state.rec,
-                                  state.constp, cnt)
-    mm = _zero_blocks(mm, 0, n_blocks, lambda b: ((b * C * K, 0), (C * K, 2)))
-    lc = _zero_blocks(lc, 0, n_blocks, lambda b: ((b * C * K, 0), (C * K, lc.shape[1])))
+    (mm, lc), rec, constp, cnt = _decide(state, data, cfg, caps, 0, n_blocks, stats, (mm, lc), state.rec,
+                                         state.constp, cnt)
+    mm, lc = _zero_blocks((mm, lc), 0, n_blocks,
+                          lambda b: [((b * C * K, 0), (C * K, 2)), ((b * C * K, 0), (C * K, lc.shape[1]))], cnt[0])
     return state._replace(mm=mm, lc=lc, rec=rec, constp=constp), cnt
 
 
