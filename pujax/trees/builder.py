@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 
 import jax
 import jax.numpy as jnp
@@ -47,7 +48,7 @@ from pujax.trees.sharding import (
 from pujax.validation import check_in
 
 __all__ = ["GrowConfig", "Caps", "grow_config", "capacities", "training_data", "grow_batch", "grow_forest",
-           "ENTRY_CHUNK", "NODE_BLOCK", "HIST_BUDGET"]
+           "ENTRY_CHUNK", "NODE_BLOCK", "MAX_WORK", "HIST_BUDGET"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ ENTRY_CHUNK = {"cpu": 1 << 15, "accelerator": 1 << 20}
 """Entries per chunk of the passes over the entries: cache-sized on a CPU, large on a GPU / TPU."""
 NODE_BLOCK = {"cpu": 256, "accelerator": 4096}
 """Frontier nodes per block of the per-node kernels."""
+MAX_WORK = {"cpu": 1 << 22, "accelerator": 1 << 25}
+"""Default bound on the (tree, row) entries of one tree batch."""
 HIST_BUDGET = 1 << 24
 """Cells (int32) of one histogram buffer: larger frontiers are processed in windows ("best" mode) or with the
 two-pass Extra-Trees statistics."""
@@ -181,8 +184,8 @@ def grow_batch(place: Placement, data: GrowData, cfg: GrowConfig, caps: Caps, tr
 
 def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss: str, wu: float, rho: float,
                 sigma: float, max_features: int, n_thresholds: int, mode: str, max_depth: int | None,
-                min_samples_split: int, max_work: int = 1 << 22, hist_budget: int = HIST_BUDGET, bar=None,
-                dtype=jnp.float32, n_threads: int = 1, two_pass: bool | None = None, center=None,
+                min_samples_split: int, max_work: int | None = None, hist_budget: int = HIST_BUDGET, bar=None,
+                dtype=jnp.float32, n_threads: int | None = 1, two_pass: bool | None = None, center=None,
                 scale=None, devices: tuple | None = None, spread: str | None = None) -> Forest:
     """Grow ``len(tree_rows)`` trees and return them as one :class:`~pujax.trees.model.Forest`.
 
@@ -206,16 +209,17 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
         Extra Trees (random thresholds), or the best bin boundary.
     max_depth, min_samples_split : int or None, int
         Stopping rules.
-    max_work, hist_budget : int, default=1 << 22, HIST_BUDGET
-        Bounds on the (tree, row) entries of one tree batch (at least one tree) and on the cells of one histogram
-        buffer.
+    max_work, hist_budget : int, default=None, HIST_BUDGET
+        Bounds on the (tree, row) entries of one tree batch (at least one tree; None: :data:`MAX_WORK` of the
+        devices' platform) and on the cells of one histogram buffer.
     bar : object with ``update(k)`` or None
         Progress bar, updated once per finished tree batch with the batch size.
     dtype : numpy dtype, default=float32
         Float type of the node statistics.
-    n_threads : int, default=1
+    n_threads : int or None, default=1
         Tree batches grown concurrently in host threads (XLA releases the GIL while it runs), spread over the
-        devices (at least one thread per device); with rows sharded, one batch at a time over all devices.
+        devices (at least one thread per device; None: one per CPU core on CPU devices, one per device on
+        accelerators); with rows sharded, one batch at a time over all devices.
     two_pass : bool or None
         Extra-Trees statistics from (min, max) + left-count passes instead of histograms (None: chosen per level,
         histograms unless they would be much larger than the entries).
@@ -239,6 +243,10 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
     cfg = grow_config(binned, max_features=max_features, n_thresholds=n_thresholds, mode=mode, risk=risk,
                       loss=loss, two_pass=two_pass, max_rows=max_rows, max_c1=max_c1)
     devices = tuple(devices) if devices else (default_device(),)
+    kind = _kind(devices[0].platform)
+    max_work = MAX_WORK[kind] if max_work is None else int(max_work)
+    if n_threads is None:
+        n_threads = (os.cpu_count() or 1) if kind == "cpu" else 1
     spread = check_in(spread, "spread", SPREADS) if spread else spread_over(devices, max_rows, max_work)
     homes = (first_local(devices),) if spread == "rows" else local_devices(devices)  # where a batch's programs run
     n_workers = 1 if spread == "rows" else max(1, int(n_threads), len(homes))

@@ -21,7 +21,7 @@ fixed-capacity buffers) and the histogram accumulators. One level of :func:`grow
    entries reach an eighth of the entries in use, the pass also compacts them (a stable partition: live entries
    keep their order, tree by tree and row by row).
 
-Accumulators are zero between levels (each node block zeroes what it read). Work is proportional to the live
+Accumulators are zero between levels (zeroed, block by block, once read). Work is proportional to the live
 entries and nodes: the loops over entry chunks and node blocks run ``ceil(used / chunk)`` iterations. The loop stops
 when the frontier is empty, when the next level could overflow the frontier buffers (``2 * n_front > Caps.N``) or
 when the log could not hold the level's records; the host then reads the log -- the only device-to-host transfer,
@@ -42,6 +42,17 @@ from pujax.trees.kernels import (
     choose_random_splits,
     draw_thresholds,
     sample_features,
+)
+from pujax.trees.passes import (
+    cdiv,
+    dslice,
+    dupdate,
+    excl_cumsum,
+    hist_pass,
+    incl_cumsum,
+    left_pass,
+    range_pass,
+    route_pass,
 )
 
 __all__ = ["GrowConfig", "Caps", "Rules", "GrowData", "GrowState", "LOG_WIDTH", "init_state", "grow", "enlarge",
@@ -136,25 +147,6 @@ class GrowState(NamedTuple):
 # ------------------------------------------------------------------------------------------------ small helpers
 
 
-def _dyn(a, start, size):
-    """``a[start:start + size]`` along axis 0 for a traced ``start``."""
-    return jax.lax.dynamic_slice_in_dim(a, start, size, axis=0)
-
-
-def _put(a, start, value):
-    """``a[start:start + len(value)] = value`` along axis 0 for a traced ``start``."""
-    return jax.lax.dynamic_update_slice_in_dim(a, value.astype(a.dtype), start, axis=0)
-
-
-def _cdiv(a, b):
-    return (a + b - 1) // b
-
-
-def _incl_cumsum(x):
-    """Inclusive prefix sum along axis 0 by a log-depth scan (XLA:CPU lowers ``cumsum`` to an O(n^2) window)."""
-    return jax.lax.associative_scan(jnp.add, x, axis=0)
-
-
 def _reduce(x, op, axis):
     """Combine per-device statistics of a sharded growth (identity on one device)."""
     if axis is None:
@@ -169,7 +161,7 @@ def _f2i(x):
 def pack_bits(mask):
     """(R, D) bool -> (R, ceil(D / 32)) uint32, bits past ``D`` set."""
     R, D = mask.shape
-    W = _cdiv(D, 32)
+    W = cdiv(D, 32)
     full = jnp.ones((R, W * 32), bool).at[:, :D].set(mask)
     weights = jnp.left_shift(_U32(1), jnp.arange(32, dtype=_U32))
     return jnp.sum(full.reshape(R, W, 32).astype(_U32) * weights, axis=2, dtype=_U32)
@@ -202,137 +194,10 @@ def _finished(risk_value, c1, c0, depth, r: Rules, risk: str):
     return pure | ((c1 + c0) < r.min_split) | (depth >= r.max_depth)
 
 
-def _pack_s(s_rows, shift):
-    """Histogram increment of an entry: ``1 + s << shift`` (one packed cell), or ``(1, s)`` (two channels)."""
-    s_rows = s_rows.astype(jnp.int32)
-    if shift > 0:
-        return (1 + (s_rows << shift))[:, None]
-    return jnp.stack([jnp.ones_like(s_rows), s_rows], axis=1)
-
-
-def _excl_cumsum(x):
-    x = x.astype(jnp.int32)
-    return _incl_cumsum(x) - x
-
-
 def _front_block(state, o, size):
     """This level's frontier arrays of positions ``o .. o + size - 1``: (gid, tree, uid, c1, c0, depth, risk),
     const."""
-    return tuple(_dyn(a, o, size) for a in state.front), _dyn(state.const, o, size)
-
-
-# ------------------------------------------------------------------------------------------------ entry passes
-
-
-def _chunk(rows_buf, nid_buf, n_ent, i, size):
-    """Chunk ``i`` of the entries: offset, rows, nid, and which entries are in use (and not dropped)."""
-    o = i * size
-    rows, nid = _dyn(rows_buf, o, size), _dyn(nid_buf, o, size)
-    valid = (o + jnp.arange(size, dtype=jnp.int32)) < n_ent
-    return o, rows, nid, valid
-
-
-def _entry_loop(state, caps: Caps, use, body, init):
-    """``body(rows, nid, live, acc) -> acc`` over the chunks of entries in use (none unless ``use``)."""
-    N, n_ent = caps.N, state.n_ent[0]
-
-    def step(i, acc):
-        _, rows, nid, valid = _chunk(state.rows, state.nid, n_ent, i, caps.C_e)
-        live = valid & (nid < N)
-        return body(rows, jnp.where(live, nid, 0), live, acc)
-
-    return jax.lax.fori_loop(0, jnp.where(use, _cdiv(n_ent, caps.C_e), 0), step, init)
-
-
-def _codes(data: GrowData, caps: Caps, feats, nid, j, rows):
-    """Codes of every entry's node's sampled feature in slot ``j``."""
-    return data.codes_t[feats[nid, j] * caps.n + rows].astype(jnp.int32)
-
-
-def _hist_pass(state, data: GrowData, cfg: GrowConfig, caps: Caps, base, use):
-    """Add the per-(feature slot, node, bin) histograms of the entries of nodes ``base .. base + NH - 1``."""
-    K, B, NH = cfg.n_slots, cfg.n_bins, caps.NH
-    dead = K * NH * B
-
-    def body(rows, nid, live, hist):
-        local = nid - base
-        live = live & (local >= 0) & (local < NH)
-        local = jnp.where(live, local, 0)
-        inc = _pack_s(data.s[rows], cfg.shift)
-        inc = inc[:, 0] if cfg.shift > 0 else inc
-
-        def slot(j, hist):
-            cell = jnp.where(live, (j * NH + local) * B + _codes(data, caps, state.feats, nid, j, rows), dead)
-            return hist.at[cell].add(inc, mode="drop")
-
-        return jax.lax.fori_loop(0, K, slot, hist)
-
-    return _entry_loop(state, caps, use, body, state.hist)
-
-
-def _range_pass(state, data: GrowData, cfg: GrowConfig, caps: Caps, use):
-    """Max-accumulate (code, 255 - code) of every sampled feature per node into ``mm`` (N * K, 2)."""
-    K, dead = cfg.n_slots, caps.N * cfg.n_slots
-
-    def body(rows, nid, live, mm):
-        def slot(j, mm):
-            cx = _codes(data, caps, state.feats, nid, j, rows)
-            return mm.at[jnp.where(live, nid * K + j, dead)].max(jnp.stack([cx, 255 - cx], 1), mode="drop")
-
-        return jax.lax.fori_loop(0, K, slot, mm)
-
-    return _entry_loop(state, caps, use, body, state.mm)
-
-
-def _left_pass(state, data: GrowData, cfg: GrowConfig, caps: Caps, use):
-    """Add the counts (all; s = 1) of the entries with code <= threshold per (node, slot, threshold) into ``lc``."""
-    K, dead = cfg.n_slots, caps.N * cfg.n_slots
-
-    def body(rows, nid, live, lc):
-        inc = _pack_s(data.s[rows], cfg.shift)
-
-        def slot(j, lc):
-            cx = _codes(data, caps, state.feats, nid, j, rows)
-            left = (cx[:, None] <= state.thr[nid, j]).astype(jnp.int32)  # (C, T)
-            vals = left * inc[:, :1] if cfg.shift > 0 else jnp.concatenate([left, left * inc[:, 1:]], 1)
-            return lc.at[jnp.where(live, nid * K + j, dead)].add(vals, mode="drop")
-
-        return jax.lax.fori_loop(0, K, slot, lc)
-
-    return _entry_loop(state, caps, use, body, state.lc)
-
-
-def _route_pass(state, data: GrowData, caps: Caps, compact):
-    """Send every entry to its child (``state.route``), dropped when the child is a leaf; with ``compact`` the live
-    entries are moved to the front in their order (in place: chunk ``i`` is read before anything at or after its
-    start is written). Returns ``(rows, nid, n_ent)``."""
-    N, C, n_ent = caps.N, caps.C_e, state.n_ent[0]
-
-    def new_nid(rows, nid, valid):
-        live = valid & (nid < N)
-        rt = state.route[jnp.where(live, nid, 0)]
-        code = data.codes_t[rt[:, 0] * caps.n + rows].astype(jnp.int32)
-        return jnp.where(live, jnp.where(code > rt[:, 1], rt[:, 3], rt[:, 2]), N)
-
-    def plain(i, nid_buf):
-        o, rows, nid, valid = _chunk(state.rows, nid_buf, n_ent, i, C)
-        return _put(nid_buf, o, new_nid(rows, nid, valid))
-
-    def packed(i, carry):
-        rows_buf, nid_buf, off = carry
-        _, rows, nid, valid = _chunk(rows_buf, nid_buf, n_ent, i, C)
-        new = new_nid(rows, nid, valid)
-        live = new < N
-        pos = jnp.where(live, off + _excl_cumsum(live), caps.M)
-        rows_buf = rows_buf.at[pos].set(rows, mode="drop", unique_indices=True)
-        nid_buf = nid_buf.at[pos].set(new, mode="drop", unique_indices=True)
-        return rows_buf, nid_buf, off + jnp.sum(live, dtype=jnp.int32)
-
-    n_chunks = _cdiv(n_ent, C)
-    nid = jax.lax.fori_loop(0, jnp.where(compact, 0, n_chunks), plain, state.nid)
-    rows, nid, kept = jax.lax.fori_loop(0, jnp.where(compact, n_chunks, 0), packed,
-                                        (state.rows, nid, jnp.int32(0)))
-    return rows, nid, jnp.where(compact, kept, n_ent)[None]
+    return tuple(dslice(a, o, size) for a in state.front), dslice(state.const, o, size)
 
 
 # ------------------------------------------------------------------------------------------------ node blocks
@@ -350,9 +215,9 @@ def _sample(state, data: GrowData, cfg: GrowConfig, caps: Caps):
         o = b * C
         (_, tree, uid, _, _, _, _), const = _front_block(state, o, C)
         f, k = sample_features(data.rules.seed, tree, uid, it, unpack_bits(const, caps.D), cfg.n_slots)
-        return _put(acc[0], o, f), _put(acc[1], o, k)
+        return dupdate(acc[0], o, f), dupdate(acc[1], o, k)
 
-    return _block_loop(0, _cdiv(state.n_front, C), body, (state.feats, state.ok))
+    return _block_loop(0, cdiv(state.n_front, C), body, (state.feats, state.ok))
 
 
 def _block_record(state, data: GrowData, cfg: GrowConfig, caps: Caps, o, res, cnt):
@@ -377,12 +242,12 @@ def _block_record(state, data: GrowData, cfg: GrowConfig, caps: Caps, o, res, cn
     live_r = has & ~_finished(res["risk_right"], rc1, rc0, depth + 1, r, cfg.risk)
     n_split, n_retry, n_child, n_live = cnt
     two = jnp.stack([live_l, live_r], 1).reshape(-1)
-    child = (n_child + _excl_cumsum(two)).reshape(C, 2)
+    child = (n_child + excl_cumsum(two)).reshape(C, 2)
     i32 = jnp.int32
     flags = has.astype(i32) | (retry.astype(i32) << 1) | (live_l.astype(i32) << 2) | (live_r.astype(i32) << 3)
     rec = jnp.stack([flags, res["feature"], res["code"], lc1, lc0, _f2i(res["risk_node"]), _f2i(res["risk_left"]),
-                     _f2i(res["risk_right"]), _f2i(res["rr"]), n_split + _excl_cumsum(has),
-                     n_retry + _excl_cumsum(retry), child[:, 0], child[:, 1]], 1)
+                     _f2i(res["risk_right"]), _f2i(res["rr"]), n_split + excl_cumsum(has),
+                     n_retry + excl_cumsum(retry), child[:, 0], child[:, 1]], 1)
     entries = (jnp.sum(jnp.where(retry, c1 + c0, 0)) + jnp.sum(jnp.where(live_l, lc1 + lc0, 0))
                + jnp.sum(jnp.where(live_r, rc1 + rc0, 0)))
     cnt = (n_split + jnp.sum(has, dtype=jnp.int32), n_retry + jnp.sum(retry, dtype=jnp.int32),
@@ -399,7 +264,7 @@ def _decide(state, data, cfg, caps, b0, b1, stats, acc, rec, constp, cnt):
         o = b * C
         res, acc = stats(o, acc)
         block, cp, cnt = _block_record(state, data, cfg, caps, o, res, cnt)
-        return acc, _put(rec, o, block), _put(constp, o, cp), cnt
+        return acc, dupdate(rec, o, block), dupdate(constp, o, cp), cnt
 
     return _block_loop(b0, b1, body, (acc, rec, constp, cnt))
 
@@ -408,7 +273,7 @@ def _node_args(state, data, caps, o):
     """Per-node arguments of the split kernels for the block at ``o``."""
     C = caps.C_n
     (_, tree, uid, c1, c0, _, risk), _ = _front_block(state, o, C)
-    return _dyn(state.feats, o, C), _dyn(state.ok, o, C), c1, c0, tree, uid, risk
+    return dslice(state.feats, o, C), dslice(state.ok, o, C), c1, c0, tree, uid, risk
 
 
 def _choose(state, data, cfg, caps, o, stats, from_hist):
@@ -442,12 +307,12 @@ def _zero_blocks(bufs, b0, b1, block_of, after):
 def _hist_windows(state, data, cfg, caps, axis, use, cnt):
     """Histogram statistics: windows of NH frontier nodes, one entry pass each, then their node blocks."""
     C, NH = caps.C_n, caps.NH
-    n_blocks = _cdiv(state.n_front, C)
+    n_blocks = cdiv(state.n_front, C)
 
     def window(w, carry):
         hist, rec, constp, cnt = carry
         base = w * NH
-        hist = _hist_pass(state._replace(hist=hist), data, cfg, caps, base, True)
+        hist = hist_pass(state._replace(hist=hist), data, cfg, caps, base, True)
         view = _hist_view(hist, cfg, caps)
         size = (cfg.n_slots, C) + view.shape[2:]
 
@@ -463,7 +328,7 @@ def _hist_windows(state, data, cfg, caps, axis, use, cnt):
         (view,) = _zero_blocks((view,), b0, b1, lambda b: [(start(b * C), size)], cnt[0])
         return view.reshape(hist.shape), rec, constp, cnt
 
-    n_win = jnp.where(use, _cdiv(state.n_front, NH), 0)
+    n_win = jnp.where(use, cdiv(state.n_front, NH), 0)
     hist, rec, constp, cnt = jax.lax.fori_loop(0, n_win, window, (state.hist, state.rec, state.constp, cnt))
     return state._replace(hist=hist, rec=rec, constp=constp), cnt
 
@@ -472,11 +337,11 @@ def _two_pass(state, data, cfg, caps, axis, use, cnt):
     """Extra-Trees statistics without histograms: a (min, max) pass, thresholds, a left-count pass."""
     C, K, T = caps.C_n, cfg.n_slots, cfg.n_thresholds
     r = data.rules
-    n_blocks = jnp.where(use, _cdiv(state.n_front, C), 0)
-    mm = _range_pass(state, data, cfg, caps, use)
+    n_blocks = jnp.where(use, cdiv(state.n_front, C), 0)
+    mm = range_pass(state, data, cfg, caps, use)
 
     def ranges(mm, o):
-        block = _reduce(_dyn(mm, o * K, C * K), "max", axis).reshape(C, K, 2)
+        block = _reduce(dslice(mm, o * K, C * K), "max", axis).reshape(C, K, 2)
         return 255 - block[..., 1], block[..., 0]  # (mn, mx)
 
     def thresholds(b, carry):  # the ranges pass through the loop: read only
@@ -486,21 +351,21 @@ def _two_pass(state, data, cfg, caps, axis, use, cnt):
         feats, ok, _, _, tree, uid, _ = _node_args(state, data, caps, o)
         t, _ = draw_thresholds(mn, mx, feats, ok, r.seed, tree, uid, state.level.astype(_U32), data.bin_lo,
                                data.bin_hi, n_thresholds=T, n_bins=cfg.n_bins)
-        return _put(thr, o, t), mm
+        return dupdate(thr, o, t), mm
 
     thr, mm = _block_loop(0, n_blocks, thresholds, (state.thr, mm))
     state = state._replace(thr=thr)
-    lc = _left_pass(state, data, cfg, caps, use)
+    lc = left_pass(state, data, cfg, caps, use)
 
     def stats(o, acc):
         mm, lc = acc
         mn, mx = ranges(mm, o)
-        left = _reduce(_dyn(lc, o * K, C * K), "sum", axis).reshape(C, K, -1)
+        left = _reduce(dslice(lc, o * K, C * K), "sum", axis).reshape(C, K, -1)
         if cfg.shift > 0:
             l_all, l_c1 = left & ((1 << cfg.shift) - 1), left >> cfg.shift
         else:
             l_all, l_c1 = left[..., :T], left[..., T:]
-        return _choose(state, data, cfg, caps, o, (mn, mx, l_all, l_c1, _dyn(thr, o, C)), False), acc
+        return _choose(state, data, cfg, caps, o, (mn, mx, l_all, l_c1, dslice(thr, o, C)), False), acc
 
     (mm, lc), rec, constp, cnt = _decide(state, data, cfg, caps, 0, n_blocks, stats, (mm, lc), state.rec,
                                          state.constp, cnt)
@@ -519,7 +384,7 @@ def _commit(state, caps: Caps, cnt):
         front, const, route, log = carry
         o = b * C
         (gid, tree, uid, c1, c0, depth, risk), _ = _front_block(state, o, C)
-        rec, constp = _dyn(state.rec, o, C), _dyn(state.constp, o, C)
+        rec, constp = dslice(state.rec, o, C), dslice(state.constp, o, C)
         flags = rec[:, 0]
         has, retry, live_l, live_r = ((flags >> k) & 1 > 0 for k in range(4))
         feature, code, lc1, lc0 = rec[:, 1], rec[:, 2], rec[:, 3], rec[:, 4]
@@ -538,7 +403,7 @@ def _commit(state, caps: Caps, cnt):
                  jax.lax.bitcast_convert_type(rec[:, 7], risk.dtype)))
         front = tuple(a.at[at].set(jnp.concatenate(v).astype(a.dtype), mode="drop") for a, v in zip(front, vals))
         const = const.at[at].set(jnp.concatenate([constp] * 3), mode="drop")
-        route = _put(route, o, jnp.stack([jnp.where(has, feature, 0), jnp.where(has, code, 255), left_t, right_t],
+        route = dupdate(route, o, jnp.stack([jnp.where(has, feature, 0), jnp.where(has, code, 255), left_t, right_t],
                                          1))
         tree_i = tree.astype(jnp.int32)
         kids = jnp.stack([jnp.stack([tree_i, d1, lc1, lc0, rec[:, 6], 0 * d1], 1),
@@ -550,7 +415,7 @@ def _commit(state, caps: Caps, cnt):
         log = log.at[jnp.where(has, 1 + L + state.n_slog + split_rank, log.shape[0])].set(splits, mode="drop")
         return front, const, route, log
 
-    front, const, route, log = _block_loop(0, _cdiv(state.n_front, C), body,
+    front, const, route, log = _block_loop(0, cdiv(state.n_front, C), body,
                                            (state.nfront, state.nconst, state.route, state.log))
     return state._replace(nfront=front, nconst=const, route=route, log=log, n_log=state.n_log + 2 * n_split,
                           n_slog=state.n_slog + n_split, n_nodes=state.n_nodes + 2 * n_split)
@@ -584,7 +449,7 @@ def _level(state, data: GrowData, cfg: GrowConfig, caps: Caps, axis):
     n_dev = 1 if axis is None else jax.lax.psum(1, axis)
     n_ent = state.n_ent[0]
     compact = (n_ent - n_live // n_dev) * 8 >= n_ent  # over devices: their mean share of the entries
-    rows, nid, n_ent = _route_pass(state, data, caps, compact & (n_ent > 0))
+    rows, nid, n_ent = route_pass(state, data, caps, compact & (n_ent > 0))
     return state._replace(rows=rows, nid=nid, n_ent=n_ent, front=state.nfront, const=state.nconst, n_front=n_front,
                           n_live=n_live,
                           level=state.level + 1)
@@ -615,7 +480,7 @@ def _scratch(cfg: GrowConfig, caps: Caps) -> dict:
     ch = () if cfg.shift > 0 else (2,)
     z = jnp.zeros
     return dict(feats=z((N, K), jnp.int32), ok=z((N, K), bool), thr=z((N, K, T), jnp.int32),
-                rec=z((N, 13), jnp.int32), constp=z((N, _cdiv(caps.D, 32)), _U32), route=z((N, 4), jnp.int32),
+                rec=z((N, 13), jnp.int32), constp=z((N, cdiv(caps.D, 32)), _U32), route=z((N, 4), jnp.int32),
                 hist=z((K * caps.NH * cfg.n_bins,) + ch, jnp.int32), mm=z((N * K, 2), jnp.int32),
                 lc=z((N * K, T * (1 if cfg.shift > 0 else 2)), jnp.int32),
                 log=z((1 + caps.L + caps.L // 2, LOG_WIDTH), jnp.int32))
@@ -629,7 +494,7 @@ def _root_entries(meta, rows_in, caps: Caps, all_rows: bool, axis):
         n_rows = jnp.maximum(tree_len[0], 1)
         tree_of = idx // n_rows
         return idx - tree_of * n_rows, tree_of, idx < meta[1] * tree_len[0]
-    ends = _incl_cumsum(tree_len)
+    ends = incl_cumsum(tree_len)
     return rows_in, jnp.searchsorted(ends, idx, side="right").astype(jnp.int32), idx < ends[-1]
 
 
@@ -645,7 +510,7 @@ def init_state(data: GrowData, meta, rows_in=None, *, cfg: GrowConfig, caps: Cap
     t = jnp.arange(T_b, dtype=jnp.int32)
     risk = _node_risk(c1, c0, r, cfg.risk, cfg.loss)
     live = ~_finished(risk, c1, c0, jnp.zeros_like(t), r, cfg.risk) & (t < meta[1])
-    rank = _excl_cumsum(live)
+    rank = excl_cumsum(live)
     nid = jnp.where(valid, jnp.where(live, rank, N)[jnp.minimum(tree_of, T_b - 1)], N)
     at = jnp.where(live, rank, N)
     vals = (t, (meta[0] + t).astype(_U32), jnp.zeros(T_b, _U32), c1, c0, jnp.zeros_like(t), risk)
@@ -657,8 +522,9 @@ def init_state(data: GrowData, meta, rows_in=None, *, cfg: GrowConfig, caps: Cap
     sc["log"] = sc["log"].at[jnp.where(t < meta[1], 1 + t, sc["log"].shape[0])].set(roots, mode="drop")
     n_ent = jnp.sum(valid, dtype=jnp.int32)[None]
     return GrowState(rows=rows.astype(jnp.int32), nid=nid.astype(jnp.int32), n_ent=n_ent, front=front, const=const,
-                     nfront=tuple(jnp.zeros_like(a) for a in front), nconst=jnp.zeros_like(const), n_front=jnp.sum(live, dtype=jnp.int32), level=jnp.int32(0),
-                     n_nodes=meta[1], n_live=jnp.sum(jnp.where(live, c1 + c0, 0), dtype=jnp.int32), n_log=meta[1],
+                     nfront=tuple(jnp.zeros_like(a) for a in front), nconst=jnp.zeros_like(const),
+                     n_front=jnp.sum(live, dtype=jnp.int32), level=jnp.int32(0), n_nodes=meta[1],
+                     n_live=jnp.sum(jnp.where(live, c1 + c0, 0), dtype=jnp.int32), n_log=meta[1],
                      n_slog=jnp.int32(0), flushed=jnp.int32(0), **sc)
 
 
