@@ -182,6 +182,22 @@ def grow_batch(place: Placement, data: GrowData, cfg: GrowConfig, caps: Caps, tr
             state, caps = place.enlarge(state, cfg=cfg, old=caps, new=new), new
 
 
+def _work_plan(devices: tuple, n_trees: int, max_rows: int, max_work: int | None, n_threads: int | None,
+               spread: str | None) -> tuple:
+    """``(homes, n_workers, n_procs, batch, spread)``: the devices where batches' programs run, host threads, processes
+    sharing the batches, trees per batch and how the devices share the work (see :func:`grow_forest`)."""
+    kind = _kind(devices[0].platform)
+    max_work = MAX_WORK[kind] if max_work is None else int(max_work)
+    if n_threads is None:
+        n_threads = (os.cpu_count() or 1) if kind == "cpu" else 1
+    spread = check_in(spread, "spread", SPREADS) if spread else spread_over(devices, max_rows, max_work)
+    homes = (first_local(devices),) if spread == "rows" else local_devices(devices)
+    n_workers = 1 if spread == "rows" else max(1, int(n_threads), len(homes))
+    n_procs = len({dev.process_index for dev in devices}) if spread == "trees" else 1  # each with n_workers
+    batch = max(1, min(n_trees, max_work // max(max_rows, 1), -(-n_trees // (n_workers * n_procs))))
+    return homes, n_workers, n_procs, batch, spread
+
+
 def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss: str, wu: float, rho: float,
                 sigma: float, max_features: int, n_thresholds: int, mode: str, max_depth: int | None,
                 min_samples_split: int, max_work: int | None = None, hist_budget: int = HIST_BUDGET, bar=None,
@@ -197,10 +213,8 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
         1 = labeled positive (PU) or positive class (PN).
     tree_rows : list of int arrays
         The training rows (with repeats for a bootstrap) of each tree.
-    seed : int
-        uint32 seed of the counter-based randomness.
-    risk, loss : str
-        Node-risk estimator and loss (:func:`pujax.risk.node_risk`).
+    seed, risk, loss : int, str, str
+        uint32 seed of the counter-based randomness; node-risk estimator and loss (:func:`pujax.risk.node_risk`).
     wu, rho, sigma : float
         Weights ``W_p = wu rho c1``, ``W_n = wu (c0 - sigma rho c1)`` (see :mod:`pujax.trees.kernels`).
     max_features, n_thresholds : int
@@ -212,10 +226,8 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
     max_work, hist_budget : int, default=None, HIST_BUDGET
         Bounds on the (tree, row) entries of one tree batch (at least one tree; None: :data:`MAX_WORK` of the
         devices' platform) and on the cells of one histogram buffer.
-    bar : object with ``update(k)`` or None
-        Progress bar, updated once per finished tree batch with the batch size.
-    dtype : numpy dtype, default=float32
-        Float type of the node statistics.
+    bar, dtype : object with ``update(k)`` or None, numpy dtype
+        Progress bar (updated once per finished tree batch with its size); float type of the node statistics.
     n_threads : int or None, default=1
         Tree batches grown concurrently in host threads (XLA releases the GIL while it runs), spread over the
         devices (at least one thread per device; None: one per CPU core on CPU devices, one per device on
@@ -237,21 +249,12 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
     """
     n, d = binned.codes.shape
     n_trees = len(tree_rows)
-    sizes = np.array([len(r) for r in tree_rows], dtype=np.int64)
     max_c1 = max(int(s[np.asarray(r)].sum()) for r in tree_rows) if n_trees else 0
-    max_rows = int(sizes.max()) if n_trees else 0
+    max_rows = max((len(r) for r in tree_rows), default=0)
     cfg = grow_config(binned, max_features=max_features, n_thresholds=n_thresholds, mode=mode, risk=risk,
                       loss=loss, two_pass=two_pass, max_rows=max_rows, max_c1=max_c1)
     devices = tuple(devices) if devices else (default_device(),)
-    kind = _kind(devices[0].platform)
-    max_work = MAX_WORK[kind] if max_work is None else int(max_work)
-    if n_threads is None:
-        n_threads = (os.cpu_count() or 1) if kind == "cpu" else 1
-    spread = check_in(spread, "spread", SPREADS) if spread else spread_over(devices, max_rows, max_work)
-    homes = (first_local(devices),) if spread == "rows" else local_devices(devices)  # where a batch's programs run
-    n_workers = 1 if spread == "rows" else max(1, int(n_threads), len(homes))
-    n_procs = len({dev.process_index for dev in devices}) if spread == "trees" else 1  # each with n_workers
-    batch = max(1, min(n_trees, max_work // max(max_rows, 1), -(-n_trees // (n_workers * n_procs))))
+    homes, n_workers, n_procs, batch, spread = _work_plan(devices, n_trees, max_rows, max_work, n_threads, spread)
     grown = {}
     for home in homes:
         with jax.default_device(home):
