@@ -7,12 +7,11 @@ Several devices share a forest in one of two ways (:func:`spread_over`):
   (:func:`run_batches`: host threads, each bound to a device with :func:`jax.default_device`, take the next batch),
   with no communication between the devices; over several processes, process ``r`` of ``P`` grows every ``P``-th
   batch and the grown batches are exchanged once at the end (:func:`gather_processes`).
-* ``"rows"`` (trees with more rows than a batch may hold, or devices of some processes only): every chunk of entries
-  ``(row, node)`` is split over the devices; each device routes its entries and accumulates its own
-  per-(node, feature, bin) counts with ``shard_map``, and one reduction over the device axis per level (an
-  all-reduce: a sum of the counts, a maximum for the (min, max) pass) gives the level's statistics. Per-node
-  kernels then run on the first device of the mesh, as on a single device. Each device holds its share of the
-  rows.
+* ``"rows"`` (trees with more rows than a batch may hold, or devices of some processes only): the growth program of
+  :mod:`pujax.trees.grow` runs under ``shard_map``: each device holds its share of the entries ``(row, node)``,
+  routes them and accumulates its own statistics, and the statistics of every block of frontier nodes are summed
+  over the device axis (an all-reduce; a maximum for the (min, max) pass) before the decision, which every device
+  then makes alike on its replicated frontier.
 
 A tree's random draws depend on its index only and the level statistics are integers (the reduction is exact), so
 either way the forest grown on any number of devices is the forest grown on one.
