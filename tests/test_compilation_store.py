@@ -177,7 +177,8 @@ def test_stored_programs_run_on_the_first_of_several_devices(tmp_path):
         assert proc.returncode == 0 and line, proc.stderr[-3000:]
         runs.append(json.loads(line[0][len("RESULT "):]))
     first, second = runs
-    assert first["saved"] > 5 and first["loaded"] == 0 and second["loaded"] == first["saved"]
+    # the AUC, the one-device forest's two growth programs and its predict program
+    assert first["saved"] >= 4 and first["loaded"] == 0 and second["loaded"] == first["saved"]
     for run in runs:
         assert run["auc"] == run["other"] == first["auc"] and run["p1"] == run["p2"] == first["p1"]
 
