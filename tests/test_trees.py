@@ -838,3 +838,27 @@ def test_bagged_supervised_forests_grow_as_one_forest(pu):
     loop = PUBaggingClassifier(OneByOne(n_estimators=6), n_estimators=4, max_samples=100, random_state=0).fit(X, s)
     auc = [roc_auc_score(y, m.predict_proba(X)[:, 1]) for m in (clf, loop)]
     assert auc[0] > 0.8 and abs(auc[0] - auc[1]) < 0.03, auc
+
+
+def test_gpu_stage_dry_run(tmp_path):
+    """``benchmarks/trees_gpu.py --dry-run`` (the code of ``gpu.sh trees`` on tiny synthetic sets, here on the CPU)
+    writes its table: one row per set with the pujax first / warm fit, the device / host split of the warm fit
+    (device time within the warm fit), test accuracy and the scikit-learn time; the XGBoost column is either
+    timed or skipped with a note."""
+    import os
+    import subprocess
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = tmp_path / "trees_gpu.md"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.trees_gpu", "--dry-run", "--out", str(out)], cwd=repo,
+                          capture_output=True, text=True, timeout=900, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [ln for ln in out.read_text().splitlines() if ln.startswith("| ") and "x" in ln.split("|")[2]]
+    assert [r.split("|")[1].strip() for r in rows] == ["mnist", "synthetic_1m", "covtype_sample"]
+    for row in rows:
+        cells = [c.strip() for c in row.split("|")[1:-1]]
+        warm, device, host, acc = float(cells[4]), float(cells[5]), float(cells[6]), float(cells[7])
+        assert 0 < device <= warm and host >= 0 and abs(device + host - warm) < 1e-6 + 0.01 * warm
+        assert 0.5 < acc <= 1.0 and float(cells[8]) > 0
+        assert cells[10] != "-" or "XGBoost column skipped" in out.read_text()

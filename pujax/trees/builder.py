@@ -34,6 +34,7 @@ import numpy as np
 from pujax.compilation import bucket_size, pad_rows
 from pujax.devices import default_device
 from pujax.trees.assembly import assemble_forest, feature_slots, store_from_logs
+from pujax.trees.grow import _HIST_SMALL as _HIST_ALWAYS
 from pujax.trees.grow import Caps, GrowConfig, GrowData, Rules
 from pujax.trees.model import Forest
 from pujax.trees.sharding import (
@@ -47,7 +48,7 @@ from pujax.trees.sharding import (
 )
 from pujax.validation import check_in
 
-__all__ = ["GrowConfig", "Caps", "grow_config", "capacities", "training_data", "grow_batch", "grow_forest",
+__all__ = ["GrowConfig", "Caps", "grow_config", "capacities", "static_config", "training_data", "grow_batch", "grow_forest",
            "ENTRY_CHUNK", "NODE_BLOCK", "MAX_WORK", "HIST_BUDGET"]
 
 logger = logging.getLogger(__name__)
@@ -91,8 +92,9 @@ def capacities(n_pad: int, D: int, trees: int, max_rows: int, cfg: GrowConfig, *
     Entries: ``trees * bucket_size(max_rows)`` split over the devices, in chunks. Frontier: a power of two of at
     least 1024 nodes and 1/128 of the entries (at most what ``max_depth`` allows; a growth whose frontier would
     outgrow it is resumed with larger buffers). Histograms: the nodes whose histograms are at most twice the entries
-    (the rule of :func:`pujax.trees.grow._use_hist`), at most a quarter of the frontier, within ``hist_budget``
-    cells. Log: at least twice the frontier and an eighth of the entries."""
+    (the rule of :func:`pujax.trees.grow._use_hist`), at most a quarter of the frontier (half when those histograms are
+    small), within ``hist_budget`` cells. Log: at least twice the frontier, and a sixteenth of the entries up to 2^20 nodes (a growth with more nodes
+    flushes its log to the host more than once)."""
     kind = _kind(platform)
     total = trees * bucket_size(max(max_rows, 1))
     per_device = -(-total // n_devices)
@@ -105,10 +107,21 @@ def capacities(n_pad: int, D: int, trees: int, max_rows: int, cfg: GrowConfig, *
     if cfg.mode == "best":
         nh = hist_budget // cells
     else:
-        nh = min(max(2 * total // cfg.n_bins, (1 << 21) // cells), hist_budget // cells)
-    NH = min(max(nh // C_n * C_n, C_n), N // 4)
-    L = max(2 * N + 2 * trees, -(-total // 8 // 1024) * 1024)
+        nh = min(max(2 * total // cfg.n_bins, _HIST_ALWAYS // cells), hist_budget // cells)
+    small = (N // 2) * cells <= _HIST_ALWAYS  # every frontier's histograms are small: one buffer holds them
+    NH = min(max(nh // C_n * C_n, C_n), N // 2 if small else N // 4)
+    L = max(2 * N + 2 * trees, min(_pow2(total / 16), 1 << 20))
     return Caps(n=n_pad, D=D, M=-(-per_device // C_e) * C_e, N=N, NH=NH, L=L + L % 2, T_b=trees, C_e=C_e, C_n=C_n)
+
+
+def static_config(cfg: GrowConfig, caps: Caps) -> GrowConfig:
+    """``cfg`` with the Extra-Trees statistics fixed to histograms when the rule of
+    :func:`pujax.trees.grow._use_hist` would choose them at every level (every possible frontier's histograms fit one
+    buffer and are small): the program then holds one path and compiles faster; the forest is the same."""
+    cells = cfg.n_slots * cfg.n_bins
+    if cfg.mode == "random" and cfg.two_pass is None and caps.N // 2 <= caps.NH and (caps.N // 2) * cells <= _HIST_ALWAYS:
+        return cfg._replace(two_pass=False)
+    return cfg
 
 
 def _enlarged(caps: Caps, n_front: int) -> Caps:
@@ -268,7 +281,8 @@ def grow_forest(binned, s: np.ndarray, tree_rows, *, seed: int, risk: str, loss:
 
     def grow(t0, home):
         t1 = min(n_trees, t0 + batch)
-        out = grow_batch(*grown[home][:2], cfg, grown[home][2], tree_rows[t0:t1], t0, n)
+        place, data, caps = grown[home]
+        out = grow_batch(place, data, static_config(cfg, caps), caps, tree_rows[t0:t1], t0, n)
         if bar is not None:
             bar.update(t1 - t0)
         return out

@@ -63,7 +63,8 @@ LOG_WIDTH = 6
 """Columns of a log row: header ``(node rows, split rows, frontier size, level, nodes, 0)``; node rows ``(tree,
 depth, c1, c0, risk bits, 0)`` in creation order; split rows ``(node, feature, code, risk reduction bits, left child,
 0)``."""
-_HIST_SMALL = 1 << 21  # histograms of at most this many cells are used whatever the entries (see _use_hist)
+_HIST_SMALL = 1 << 21
+"""Histograms of at most this many cells are used whatever the entries (:func:`_use_hist`)."""
 
 
 class GrowConfig(NamedTuple):
