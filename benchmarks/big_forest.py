@@ -56,11 +56,12 @@ def main(argv=None):
     import jax
 
     from pujax.trees import PUExtraTreesClassifier
-    from pujax.trees.builder import grow_forest
+    from pujax.trees.builder import MAX_WORK, grow_forest
 
     if args.max_work is not None:
         grow_forest.__kwdefaults__["max_work"] = 1 << args.max_work
-    max_work = grow_forest.__kwdefaults__["max_work"]
+    max_work = grow_forest.__kwdefaults__["max_work"] or MAX_WORK["cpu" if jax.devices()[0].platform == "cpu"
+                                                                 else "accelerator"]
 
     head = header("PU Extra Trees on a large data set: time and peak memory")
     n, d = int(args.rows), args.features

@@ -8,16 +8,21 @@
 #                                     # rows (100 / 200 epochs, both layouts); VPU vs nnPU, full protocol
 #   bash benchmarks/gpu.sh 4 OUTDIR   # Ada-PU on CIFAR-10 raw pixels (3 seeds); MNIST nnPU with model selection,
 #                                     # stream layout, 100 and 200 epochs (the second a repeat of stage 3)
+#   bash benchmarks/gpu.sh trees OUTDIR   # PU Extra Trees on MNIST, 1M x 50 and covtype's sample: first / warm fit,
+#                                         # device vs host time, vs scikit-learn (host) and XGBoost RF (GPU)
 # Needs PUJAX_DATA (mnist/, cifar10/) and a JAX with a CUDA backend; results go to OUTDIR (and the neural log).
 set -u
-stage=${1:?stage 1, 2, 3 or 4}
+stage=${1:?stage 1, 2, 3, 4 or trees}
 O=${2:?output folder}
 mkdir -p "$O"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 PY=${PY:-python3}
 nvidia-smi -L
 $PY -c "import jax, flax, optax, sklearn; print('jax', jax.__version__, 'flax', flax.__version__, 'optax', optax.__version__, 'sklearn', sklearn.__version__, jax.devices())"
-if [ "$stage" = 4 ]; then
+if [ "$stage" = trees ]; then
+  timeout 570 $PY -m benchmarks.trees_gpu --out "$O/trees_gpu_stage.md" > "$O/trees_gpu_stage.log" 2>&1
+  tail -n 25 "$O/trees_gpu_stage.log"
+elif [ "$stage" = 4 ]; then
   timeout 300 $PY -m benchmarks.adapu_cifar10 --device gpu --seeds 3 --out "$O/adapu_cifar10.md" > "$O/adapu_cifar10.log" 2>&1 &
   ada_pid=$!
   for run in "100 gpu-stream-100ep-val10" "200 gpu-stream-200ep-val10-repeat"; do

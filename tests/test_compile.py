@@ -370,7 +370,8 @@ def test_stored_programs_run_on_the_first_of_several_devices(tmp_path):
     """With two CPU devices, a second process loads the programs the first stored and runs them on the first device
     (a one-device forest and a forest over both devices); calls under jax.default_device(another) are not keyed."""
     first, second = _run(_TWO_DEVICES, str(tmp_path)), _run(_TWO_DEVICES, str(tmp_path))
-    assert first["saved"] > 5 and first["loaded"] == 0 and second["loaded"] == first["saved"]
+    # the AUC, the one-device forest's growth programs (init, grow) and its predict program
+    assert first["saved"] >= 4 and first["loaded"] == 0 and second["loaded"] == first["saved"]
     for run in (first, second):
         assert run["auc"] == run["other"] == first["auc"] and run["p1"] == run["p2"] == first["p1"]
 

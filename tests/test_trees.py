@@ -290,14 +290,14 @@ def test_two_pass_statistics_give_the_same_forest(pu):
         np.testing.assert_array_equal(getattr(hist, k), getattr(two, k), err_msg=k)
 
 
-def test_entry_passes_compiled_with_default_options_grow_the_same_forest(pu, monkeypatch):
-    """The entry passes are "pass" programs: above the role's row limit they compile with XLA's default options;
-    forced onto those programs (histograms, the two-pass statistics and the "best" mode's passes), the forests are
-    the small-input programs' bit for bit."""
+def test_growth_compiled_with_default_options_grows_the_same_forest(pu, monkeypatch):
+    """The growth program is a "pass" program sized by its entries: above the role's row limit it compiles with
+    XLA's default options; forced onto that program (histograms, the two-pass statistics and "best" mode), the
+    forests are the small-input program's bit for bit."""
     import dataclasses
 
     from pujax._compile.roles import ROLES
-    from pujax.trees import kernels
+    from pujax.trees import sharding
     from pujax.trees.builder import grow_forest
 
     X, s, _ = pu
@@ -309,15 +309,15 @@ def test_entry_passes_compiled_with_default_options_grow_the_same_forest(pu, mon
     cases = [dict(mode="random", n_thresholds=1, two_pass=False), dict(mode="random", n_thresholds=2, two_pass=True),
              dict(mode="best", n_thresholds=1)]
     quick = [grow_forest(binned, s.astype(np.uint8), rows, **kw, **c) for c in cases]
-    names = ["route_and_histogram", "route_and_range", "left_counts", "route", "histogram"]
-    assert all(getattr(kernels, name).role == "pass" for name in names)
+    fn = sharding._grow_one
+    assert fn.role == "pass"
     monkeypatch.setitem(ROLES, "pass", dataclasses.replace(ROLES["pass"], limit=0))
     plain = [grow_forest(binned, s.astype(np.uint8), rows, **kw, **c) for c in cases]
-    assert all(getattr(kernels, name)._jitted[()]._cache_size() > 0 for name in names)  # the default programs ran
+    assert fn._jitted[()]._cache_size() > 0  # the default program ran
     for q, p in zip(quick, plain):
         assert q.n_nodes > 4 * 3
         for k in q._fields:
-            np.testing.assert_array_equal(getattr(q, k), getattr(p, k), err_msg=k)
+            np.testing.assert_array_equal(getattr(q, k), getattr(p, k))
 
 
 def test_et_learns_and_beats_naive(pu):
@@ -407,49 +407,69 @@ def test_bad_input(pu):
         m.predict(X[:, :2])
 
 
-# ------------------------------------------------------------------ builder steps, one at a time
+# ------------------------------------------------------------------ the growth program, one level at a time
 
 
-def _steps_setup(mode, seed=0):
+def _steps_setup(mode, seed=0, rows=None):
+    """The first state of a growth of two trees (all rows; a bootstrap) on small data, on the device."""
+    from functools import partial
+
+    import jax
+
     from pujax.trees import builder as B
+    from pujax.trees import grow as G
+    from pujax.trees.sharding import placement
 
     X, s, _ = _pu_data(seed=seed, n_u=60, n_p=20, d=3)
     binned = fit_bins(X, 256, seed=0)
     n0, n1 = int((s == 0).sum()), int(s.sum())
     wu, rho = 1.0 / n0, PI * n0 / n1
-    rows = [np.arange(len(s)), np.sort(np.random.default_rng(1).choice(len(s), len(s)))]
+    rows = rows or [np.arange(len(s)), np.sort(np.random.default_rng(1).choice(len(s), len(s)))]
     cfg = B.grow_config(binned, max_features=2, n_thresholds=2, mode=mode, risk="nnpu", loss="quadratic",
-                        max_depth=None, min_samples_split=2, hist_budget=1 << 25, two_pass=None,
-                        max_rows=len(s), max_c1=n1)
-    data = B.training_data(binned, s.astype(np.uint8), cfg, seed=7, wu=wu, rho=rho, sigma=1.0)
-    store = B.NodeStore()
-    state = B.root_level(data, s.astype(np.uint8), rows, 0, 3, cfg, store)
-    return B, binned, s, rows, cfg, data, store, state, (wu, rho)
+                        two_pass=None, max_rows=len(s), max_c1=n1)
+    place = placement((jax.devices()[0],))
+    data = B.training_data(binned, s.astype(np.uint8), cfg, place, seed=7, wu=wu, rho=rho, sigma=1.0,
+                           max_depth=None, min_samples_split=2)
+    caps = B.capacities(int(data.s.shape[0]), int(data.bin_lo.shape[0]), len(rows), len(s), cfg)
+    lens = [len(r) for r in rows]
+    meta = np.r_[0, len(rows), lens].astype(np.int32)
+    cat = np.zeros(caps.M, np.int32)
+    cat[:sum(lens)] = np.concatenate(rows)
+    state = jax.jit(partial(G.init_state, cfg=cfg, caps=caps, all_rows=False))(data, meta, cat)
+    level = jax.jit(partial(G._level, cfg=cfg, caps=caps, axis=None))
+    return G, binned, s, rows, cfg, caps, data, state, level, (wu, rho)
 
 
-def _entries(state):
-    r = np.concatenate([np.asarray(a) for a, _ in state.entries.chunks])
-    v = np.concatenate([np.asarray(b) for _, b in state.entries.chunks])
-    return r, v
+def _front(state):
+    """This level's frontier as host arrays (gid, tree, uid, c1, c0, depth, risk) of its ``n_front`` nodes."""
+    k = int(state.n_front)
+    return [np.asarray(a)[:k] for a in state.front]
 
 
-def test_builder_root_level_and_feature_sampling():
-    B, binned, s, rows, cfg, data, store, state, _ = _steps_setup("random")
-    fr = state.frontier
-    np.testing.assert_array_equal(fr.c1, [s[r].sum() for r in rows])
-    np.testing.assert_array_equal(fr.c0, [len(r) - s[r].sum() for r in rows])
-    r, v = _entries(state)
-    live = v < state.n_pad
-    for t, tr in enumerate(rows):  # every (row, tree) pair once, with repeats of the bootstrap
-        np.testing.assert_array_equal(np.sort(r[live & (v == t)]), np.sort(tr))
-    blocks = B.sample_node_features(state, data, cfg)
-    feats = np.asarray(blocks[0].feats)[:2]
+def _entries_of(state, pos):
+    n = int(state.n_ent[0])
+    rows, nid = np.asarray(state.rows)[:n], np.asarray(state.nid)[:n]
+    return np.sort(rows[nid == pos])
+
+
+def test_growth_roots_entries_and_feature_sampling():
+    """The first state holds both roots with their P / U counts, every (tree, row) pair once as an entry of its root
+    (the bootstrap's repeats too), and feature sampling never draws a feature known constant."""
+    G, binned, s, rows, cfg, caps, data, state, level, _ = _steps_setup("random")
+    gid, tree, uid, c1, c0, depth, risk = _front(state)
+    np.testing.assert_array_equal(tree, [0, 1])
+    np.testing.assert_array_equal(c1, [s[r].sum() for r in rows])
+    np.testing.assert_array_equal(c0, [len(r) - s[r].sum() for r in rows])
+    for t, tr in enumerate(rows):
+        np.testing.assert_array_equal(_entries_of(state, t), np.sort(tr))
+    feats, ok = G._sample(state, data, cfg, caps)
+    feats = np.asarray(feats)[:2]
     assert np.all((feats >= 0) & (feats < 3)) and all(len(set(f)) == 2 for f in feats)
-    # known-constant features are never sampled
-    const = np.zeros((2, 3), bool)
-    const[:, 1] = True
-    blocks = B.sample_node_features(state._replace(frontier=fr._replace(const=const)), data, cfg)
-    assert not np.any(np.asarray(blocks[0].feats)[:2] == 1)
+    bits = np.asarray(G.pack_bits(np.tile(np.array([[False, True, False]]), (2, 1))))
+    const = np.asarray(state.const).copy()
+    const[:2] = bits
+    feats, _ = G._sample(state._replace(const=const), data, cfg, caps)
+    assert not np.any(np.asarray(feats)[:2] == 1)
 
 
 def test_feature_sampling_is_uniform_over_subsets_of_the_free_features():
@@ -481,50 +501,60 @@ def test_feature_sampling_is_uniform_over_subsets_of_the_free_features():
     np.testing.assert_array_equal(np.asarray(ok), [[True, False], [False, False]])
 
 
-def test_builder_best_split_step_matches_numpy_enumeration():
-    B, binned, s, rows, cfg, data, store, state, (wu, rho) = _steps_setup("best")
-    blocks = B.sample_node_features(state, data, cfg)
-    _, sp = B.level_splits(state, blocks, data, cfg)
+def test_growth_best_split_matches_numpy_enumeration():
+    """One level in "best" mode: each root's logged split is the best of a numpy enumeration of every code boundary
+    of its sampled features (risk reduction, left counts), and its children hold the rows on either side."""
+    G, binned, s, rows, cfg, caps, data, state, level, (wu, rho) = _steps_setup("best")
+    feats = np.asarray(G._sample(state, data, cfg, caps)[0])[:2]
+    nxt = level(state, data)
+    log = np.asarray(nxt.log)
+    splits = log[1 + caps.L:1 + caps.L + int(nxt.n_slog)]
+    assert len(splits) == 2 and int(nxt.n_log) == 2 + 4
     wp = wu * rho
     for t, tr in enumerate(rows):
+        gid, feature, code, rr_bits, left = splits[t, :5]
+        assert gid == t and left == 2 + 2 * t
         codes, st = binned.codes[tr], s[tr]
         c1, c0 = st.sum(), len(st) - st.sum()
         r_node = _ref_node_risk(c1, c0, wp, wu, "nnpu", "quadratic")
         best = -np.inf
-        for f in sp.feats[t]:
+        for f in feats[t]:
             for c in np.unique(codes[:, f])[:-1]:
-                left = codes[:, f] <= c
-                l1, l0 = st[left].sum(), left.sum() - st[left].sum()
+                go = codes[:, f] <= c
+                l1, l0 = st[go].sum(), go.sum() - st[go].sum()
                 rr = (r_node - _ref_node_risk(l1, l0, wp, wu, "nnpu", "quadratic")
                       - _ref_node_risk(c1 - l1, c0 - l0, wp, wu, "nnpu", "quadratic"))
                 best = max(best, rr)
-        assert sp.rr[t] == pytest.approx(best, rel=1e-4, abs=1e-6)
-        assert sp.risk_node[t] == pytest.approx(r_node, rel=1e-5)
-        left = codes[:, sp.feature[t]] <= sp.code[t]
-        assert (sp.left_c1[t], sp.left_c0[t]) == (st[left].sum(), left.sum() - st[left].sum())
+        assert np.int32(rr_bits).view(np.float32) == pytest.approx(best, rel=1e-4, abs=1e-6)
+        go = codes[:, feature] <= code
+        kids = log[1 + left:1 + left + 2]
+        np.testing.assert_array_equal(kids[:, 2], [st[go].sum(), st[~go].sum()])
+        np.testing.assert_array_equal(kids[:, 3], [go.sum() - st[go].sum(), (~go).sum() - st[~go].sum()])
 
 
-def test_builder_record_and_next_level_route_rows_to_children():
-    B, binned, s, rows, cfg, data, store, state, _ = _steps_setup("random")
-    blocks = B.sample_node_features(state, data, cfg)
-    chunks, sp = B.level_splits(state, blocks, data, cfg)
-    entries = B.compact_entries(state.entries, chunks, state.n_pad, data.passes)
-    ch = B.record_splits(store, state.frontier, sp, cfg)
-    assert len(ch.split) == 2 and store.n == 2 + 4
-    nxt = B.next_level(state, sp, ch, entries)
-    # the next pass routes every entry: the rows reaching each child are those on its side of the parent split
-    blocks = B.sample_node_features(nxt, data, cfg)
-    chunks, _ = B.level_splits(nxt, blocks, data, cfg)
-    r = np.concatenate([np.asarray(a) for a, _ in chunks])
-    v = np.concatenate([np.asarray(b) for _, b in chunks])
-    for pos in range(len(nxt.frontier.gid)):
-        gid = nxt.frontier.gid[pos]
-        parent = int(np.flatnonzero((store.cols["left"][:store.n] == gid) | (store.cols["right"][:store.n] == gid))[0])
-        tree = store.cols["tree"][parent]
-        go_left = binned.codes[rows[tree], store.cols["feature"][parent]] <= store.cols["code"][parent]
-        side = go_left if store.cols["left"][parent] == gid else ~go_left
-        np.testing.assert_array_equal(np.sort(r[v == pos]), np.sort(rows[tree][side]))
-        assert nxt.frontier.c1[pos] == s[rows[tree][side]].sum()
+def test_growth_level_routes_rows_to_children():
+    """After one level every live child of the next frontier holds exactly its rows (those on its side of the
+    parent's split, bootstrap repeats included) and their counts; finished children hold none."""
+    G, binned, s, rows, cfg, caps, data, state, level, _ = _steps_setup("random")
+    nxt = level(state, data)
+    log = np.asarray(nxt.log)
+    splits = {int(g): (int(f), int(c), int(lft)) for g, f, c, _, lft, _ in
+              log[1 + caps.L:1 + caps.L + int(nxt.n_slog)]}
+    assert set(splits) == {0, 1}
+    gid, tree, uid, c1, c0, depth, risk = _front(nxt)
+    assert len(gid) >= 1 and np.all(depth == 1)
+    routed = 0
+    for pos, g in enumerate(gid):
+        t = int(tree[pos])
+        feature, code, left = splits[t]
+        go = binned.codes[rows[t], feature] <= code
+        side = go if g == left else ~go
+        assert g in (left, left + 1)
+        np.testing.assert_array_equal(_entries_of(nxt, pos), np.sort(rows[t][side]))
+        assert c1[pos] == s[rows[t][side]].sum() and c0[pos] == side.sum() - c1[pos]
+        routed += side.sum()
+    n = int(nxt.n_ent[0])
+    assert int(np.sum(np.asarray(nxt.nid)[:n] < caps.N)) == routed
 
 
 # ------------------------------------------------------------------ scale and offset invariance (issue 26)
@@ -647,9 +677,9 @@ kw = dict(seed=3, risk="nnpu", loss="quadratic", wu=1.0 / n0, rho=PI * n0 / n1, 
 rows = [np.arange(len(s))] * 5
 import pujax.trees.builder as builder
 homes, grow_batch = [], builder.grow_batch
-def recording(data, *args):  # the devices holding each batch's training set
+def recording(place, data, *args):  # the devices holding each batch's training set
     homes.append(frozenset(data.codes_t.devices()))
-    return grow_batch(data, *args)
+    return grow_batch(place, data, *args)
 builder.grow_batch = recording
 for two_pass in (None, True):
     a = grow_forest(binned, s.astype(np.uint8), rows, devices=devs[:1], two_pass=two_pass, **kw)
@@ -811,3 +841,27 @@ def test_bagged_supervised_forests_grow_as_one_forest(pu):
     loop = PUBaggingClassifier(OneByOne(n_estimators=6), n_estimators=4, max_samples=100, random_state=0).fit(X, s)
     auc = [roc_auc_score(y, m.predict_proba(X)[:, 1]) for m in (clf, loop)]
     assert auc[0] > 0.8 and abs(auc[0] - auc[1]) < 0.03, auc
+
+
+def test_gpu_stage_dry_run(tmp_path):
+    """``benchmarks/trees_gpu.py --dry-run`` (the code of ``gpu.sh trees`` on tiny synthetic sets, here on the CPU)
+    writes its table: one row per set with the pujax first / warm fit, the device / host split of the warm fit
+    (device time within the warm fit), test accuracy and the scikit-learn time; the XGBoost column is either
+    timed or skipped with a note."""
+    import os
+    import subprocess
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = tmp_path / "trees_gpu.md"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.trees_gpu", "--dry-run", "--out", str(out)], cwd=repo,
+                          capture_output=True, text=True, timeout=900, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [ln for ln in out.read_text().splitlines() if ln.startswith("| ") and "x" in ln.split("|")[2]]
+    assert [r.split("|")[1].strip() for r in rows] == ["mnist", "synthetic_1m", "covtype_sample"]
+    for row in rows:
+        cells = [c.strip() for c in row.split("|")[1:-1]]
+        warm, device, host, acc = float(cells[4]), float(cells[5]), float(cells[6]), float(cells[7])
+        assert 0 < device <= warm and host >= 0 and abs(device + host - warm) < 1e-6 + 0.01 * warm
+        assert 0.5 < acc <= 1.0 and float(cells[8]) > 0
+        assert cells[10] != "-" or "XGBoost column skipped" in out.read_text()

@@ -1,22 +1,17 @@
-"""Host-side bookkeeping of the tree builder: the growable node store of a batch of trees, padding helpers (node and
-feature counts), entry chunks, and the final assembly of all batches into one :class:`~pujax.trees.model.Forest`."""
+"""Host-side bookkeeping of the tree builder: the node store of a batch of trees (from the logs of its growth),
+padding helpers, and the final assembly of all batches into one :class:`~pujax.trees.model.Forest`."""
 from __future__ import annotations
 
-import math
-from functools import partial
-
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from pujax._compile import bucket_size, jit
+from pujax._compile import bucket_size
 from pujax.devices import default_device
 from pujax.trees.binning import split_thresholds
 from pujax.trees.model import Forest
 
-__all__ = ["put", "put_all", "NodeStore", "assemble_forest", "pad_nodes", "node_block", "feature_slots",
-           "FEATURE_PAD_CODES", "chunk_size", "make_chunks", "compact_chunks", "pad", "pad2", "concat_pad",
-           "hist_shape", "zeros", "concat_batches"]
+__all__ = ["put", "put_all", "NodeStore", "store_from_logs", "assemble_forest", "feature_slots", "FEATURE_PAD_CODES",
+           "pad", "pad2", "concat_batches"]
 
 
 class NodeStore:
@@ -52,20 +47,6 @@ class NodeStore:
         return {k: v[: self.n] for k, v in self.cols.items()}
 
 
-def pad_nodes(n: int) -> int:
-    """Padded node count: 128, 1024 or a multiple of 1024 (the node kernels run in blocks: :func:`node_block`)."""
-    if n <= 128:
-        return 128
-    if n <= 1024:
-        return 1024
-    return 1024 * int(math.ceil(n / 1024))
-
-
-def node_block(n_pad: int) -> int:
-    """Block size of the per-node kernels: 128 up to 1024 nodes (a small forest compiles them once), 1024 above."""
-    return 128 if n_pad <= 1024 else 1024
-
-
 FEATURE_PAD_CODES = 1 << 26
 """Binned data (rows x padded features, one byte each) up to which :func:`feature_slots` pads the feature count:
 64 MiB, where a compilation saved outweighs the padding's memory."""
@@ -81,19 +62,6 @@ def feature_slots(d: int, n_slots: int, n_rows: int) -> int:
     return D if n_slots < d and n_rows * D <= FEATURE_PAD_CODES else d
 
 
-_SMALL_ENTRIES = 1 << 16  # up to this many entries, one chunk size (4096)
-
-
-def chunk_size(m: int, maximum: int = 1 << 18) -> int:
-    """Entries are processed in chunks of one fixed size per batch (a power of two, 4096 .. ``maximum``): the
-    entry kernels compile once per node padding, whatever the number of live rows. Up to ``_SMALL_ENTRIES`` entries
-    the chunks have the tail size 4096 from the start (a few more calls per level, but a small forest compiles each
-    entry kernel for one chunk size only)."""
-    if m <= _SMALL_ENTRIES:
-        return 4096
-    return int(min(maximum, max(4096, 1 << int(math.ceil(math.log2(max(m, 1)))))))
-
-
 def put(a, dtype=None) -> jax.Array:
     """Host array (or scalar) to :func:`pujax.devices.default_device`. ``jax.device_put`` compiles nothing, whereas
     ``jnp.asarray`` of a numpy array compiles a small program per shape and dtype. The array is committed to the
@@ -105,35 +73,6 @@ def put(a, dtype=None) -> jax.Array:
 def put_all(*arrays) -> tuple:
     """:func:`put` of several host arrays in one batched transfer (one call into JAX instead of one per array)."""
     return tuple(jax.device_put([np.asarray(a) for a in arrays], default_device()))
-
-
-def make_chunks(rows: np.ndarray, nid: np.ndarray, size: int, n_out: int, put_rows=put_all) -> tuple:
-    """Split entries ``(rows, nid)`` into device chunks of ``size`` (padding: ``nid = n_out``, dropped), placed by
-    ``put_rows(*arrays) -> tuple`` (:func:`put_all`, or the sharded placement of a device mesh)."""
-    m = len(rows)
-    k = max(1, -(-m // size))
-    r = np.zeros(k * size, np.int32)
-    v = np.full(k * size, n_out, np.int32)
-    r[:m] = rows
-    v[:m] = nid
-    flat = put_rows(*(a[i * size:(i + 1) * size] for i in range(k) for a in (r, v)))
-    return tuple(zip(flat[0::2], flat[1::2]))
-
-
-def compact_chunks(chunks, size: int, n_out: int, put_rows=put_all, get=np.asarray) -> tuple:
-    """Drop finished entries (``nid >= n_out``) on the host, keeping their order, and re-chunk."""
-    rows_h = np.concatenate([get(r) for r, _ in chunks])
-    nid_h = np.concatenate([get(v) for _, v in chunks])
-    keep = np.flatnonzero(nid_h < n_out)
-    return make_chunks(rows_h[keep], nid_h[keep], size, n_out, put_rows)
-
-
-def concat_pad(parts, n):
-    """Concatenate device blocks along axis 0 and zero-pad to ``n`` rows (on the host: small per-node arrays, and
-    no program to compile for each number of blocks)."""
-    if len(parts) == 1 and parts[0].shape[0] == n:
-        return parts[0]
-    return put(pad2(np.concatenate([np.asarray(p) for p in parts]), n))
 
 
 def pad(a, n, value=0) -> np.ndarray:
@@ -151,23 +90,26 @@ def pad2(a, n, value=0) -> np.ndarray:
     return out
 
 
-@partial(jit, "kernel", static_argnames=("shape",))
-def _zeros_program(shape):
-    return jnp.zeros(shape, jnp.int32)
-
-
-def zeros(shape, device=None):
-    """int32 zeros of a static shape (an accumulator) on ``device`` (default: the default device): copied from the
-    host on a CPU, made by a small program elsewhere (no host-to-device copy of a large accumulator)."""
-    device = device or default_device()
-    if device.platform == "cpu":
-        return jax.device_put(np.zeros(shape, np.int32), device)
-    return jax.device_put(_zeros_program(shape), device)
-
-
-def hist_shape(n_slots: int, n_nodes: int, n_bins: int, shift: int) -> tuple:
-    """Shape of a histogram accumulator: ``(K, N * B[, 2])`` (two channels when counts are not packed)."""
-    return (n_slots, n_nodes * n_bins) + (() if shift > 0 else (2,))
+def store_from_logs(logs: list) -> dict:
+    """The node-store columns of a batch from the logs of its growth calls (:data:`pujax.trees.grow.LOG_WIDTH`
+    columns: a header row, then ``L`` node rows and ``L // 2`` split rows): nodes in creation order, with the split
+    feature, code and risk reduction of every split node and its children ``(left, left + 1)``."""
+    nodes, splits = [], []
+    for log in logs:
+        L = (log.shape[0] - 1) * 2 // 3
+        nodes.append(log[1:1 + log[0, 0]])
+        splits.append(log[1 + L:1 + L + log[0, 1]])
+    nodes, splits = np.concatenate(nodes), np.concatenate(splits)
+    store = NodeStore(len(nodes))
+    store.add(tree=nodes[:, 0], depth=nodes[:, 1], c1=nodes[:, 2], c0=nodes[:, 3],
+              risk=nodes[:, 4].view(np.float32))
+    cols, gid = store.cols, splits[:, 0]
+    cols["feature"][gid] = splits[:, 1]
+    cols["code"][gid] = splits[:, 2]
+    cols["rr"][gid] = splits[:, 3].view(np.float32)
+    cols["left"][gid] = splits[:, 4]
+    cols["right"][gid] = splits[:, 4] + 1
+    return store.view()
 
 
 def concat_batches(parts: list) -> dict:

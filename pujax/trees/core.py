@@ -7,7 +7,6 @@ Every node holds :math:`W_p = |P'| w_p` and :math:`W_n = |U'| w_u - |P'| w_p` wi
 """
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -86,8 +85,8 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
         tree batches each (across processes, exchanged at the end); when a tree has more rows than a batch may
         hold, the rows of every level are sharded and the per-(node, feature, bin) counts summed
         (:mod:`pujax.trees.sharding`). The forest does not depend on the number of devices.
-    n_threads : tree batches grown concurrently in host threads, spread over the devices (None: one per CPU core;
-        at least one per device).
+    n_threads : tree batches grown concurrently in host threads, spread over the devices (None: one per CPU core on
+        CPU devices, one per device on accelerators; at least one per device).
     progress_bar : optional object with ``update(k)``, called as trees finish.
     rows : list of int arrays or None
         The training rows of every tree (indices into ``X``, repeats allowed); ``None``: ``n_estimators`` trees on
@@ -108,7 +107,7 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
         binned, s.astype(np.uint8), rows, seed=seed, risk=risk, loss=loss, wu=wu, rho=rho, sigma=sigma,
         max_features=d if max_features is None else int(max_features), n_thresholds=int(max_candidates),
         mode=splitter, max_depth=max_depth, min_samples_split=int(min_samples_split), bar=progress_bar,
-        n_threads=(os.cpu_count() or 1) if n_threads is None else n_threads, center=center, scale=scale,
+        n_threads=n_threads, center=center, scale=scale,
         devices=resolve_devices(devices))
 
 

@@ -1,21 +1,13 @@
-r"""Jit-compiled level kernels of the tree engine (DESIGN §3.2).
+r"""Per-node kernels of the tree engine (DESIGN §3.2): feature sampling, Extra-Trees threshold draws and split
+scoring, used by the growth program of :mod:`pujax.trees.grow` on blocks of frontier nodes.
 
-Rows of all the trees of a batch are stored as *entries* ``(row, nid)``: one per (tree, training row) still in an
-active node, ``nid`` the index of that node among the level's active nodes. Padding and finished entries carry an
-out-of-range ``nid`` that ``jax.ops.segment_*`` drops. One level costs:
-
-* :func:`prepare_nodes` (per node): carry the known-constant feature masks from the parents and sample
-  ``max_features`` distinct features per node among the features not known to be constant (uniform sampling
-  without replacement: the largest of per-feature random keys);
-* :func:`route_and_histogram` (per entry, the only pass over the data): route every entry to its child with the
-  previous level's split, gather the codes of its node's sampled features and scatter-add one packed integer per
-  (entry, feature) into per-(node, feature, bin) histograms of the counts of ``s = 1`` and ``s = 0`` rows;
-* :func:`choose_random_splits` / :func:`choose_best_splits` (per node): Extra-Trees thresholds drawn uniformly
-  between the node's smallest and largest value of each sampled feature (or every bin boundary), scored by their
-  risk reduction; the best one per node is returned.
-
-When histograms of all nodes would not fit (many small nodes late in the growth), :func:`route_and_range` +
-:func:`left_counts` compute the same Extra-Trees quantities with two scatter passes instead.
+* :func:`sample_features` / :func:`prepare_nodes`: sample ``max_features`` distinct features per node among the
+  features not known to be constant (uniform sampling without replacement: the largest of per-feature random keys);
+* :func:`choose_random_splits` / :func:`choose_best_splits`: Extra-Trees thresholds drawn uniformly between the
+  node's smallest and largest value of each sampled feature (:func:`draw_thresholds`), or every bin boundary,
+  scored by their risk reduction; the best one per node is returned. Their statistics are per-(node, feature, bin)
+  histograms of the counts of ``s = 1`` and ``s = 0`` rows, or (Extra Trees) each sampled feature's (min, max) code
+  and the counts left of the drawn thresholds.
 
 Node statistics are integer counts ``c1`` (rows with ``s = 1``) and ``c0`` (rows with ``s = 0``), turned into the
 weights of the PU ET paper, Prop. 1:
@@ -48,22 +40,12 @@ __all__ = [
     "node_uid_child",
     "sample_features",
     "prepare_nodes",
-    "route_and_histogram",
-    "split_histogram",
-    "finish_range",
-    "finish_left",
-    "route",
-    "histogram",
     "draw_thresholds",
-    "route_and_range",
-    "left_counts",
     "choose_random_splits",
     "choose_best_splits",
 ]
 
 _U32 = jnp.uint32
-
-_entry_jit = partial(jit, "pass", rows="codes_t")  # passes over the entries: sized by the flat binned codes
 
 
 def _fmix(h):
@@ -135,22 +117,7 @@ def prepare_nodes(const, seed, tree, uid, it, *, n_slots: int):
     return sample_features(seed, tree, uid, it, const, n_slots)
 
 
-# ------------------------------------------------------------------------------------------------ entry passes
-
-
-def _route(codes_t, n, rows, nid_prev, route_feat, route_code, child_map):
-    """New node of each entry: ``child_map[nid, code(row, feature) > threshold code]``; out of range -> -1."""
-    Np = route_feat.shape[0]
-    valid = nid_prev < Np
-    nc = jnp.minimum(nid_prev, Np - 1)
-    code = codes_t[route_feat[nc] * n + rows].astype(jnp.int32)
-    go_right = (code > route_code[nc]).astype(jnp.int32)
-    new = child_map[nc, go_right]
-    return jnp.where(valid, new, -1)
-
-
-def _pack(s_rows, shift):
-    return 1 + (s_rows.astype(jnp.int32) << shift)
+# ------------------------------------------------------------------------------------------------ histograms
 
 
 def _unpack(hist, shift):
@@ -158,139 +125,6 @@ def _unpack(hist, shift):
         cnt = hist & ((1 << shift) - 1)
         return cnt, hist >> shift
     return hist[..., 0], hist[..., 1]
-
-
-def _hist_core(acc, codes_t, s, rows, nid, feats, B, shift, n):
-    """Add the histograms of one chunk of entries to ``acc`` (K, N * B[, 2]); ``nid >= N`` is dropped.
-
-    One 1-D scatter-add per feature slot (``fori_loop``): cheaper on CPU than one scatter of (M, K) updates.
-    ``codes_t`` is the transposed code matrix, flat: ``codes_t[f * n + row]``.
-    """
-    N = feats.shape[0]
-    live = nid < N
-    nc = jnp.where(live, nid, N)
-    ncg = jnp.minimum(nc, N - 1)
-    fo = feats * n
-    sr = s[rows]
-    if shift > 0:
-        data = _pack(sr, shift)
-    else:
-        data = jnp.stack([jnp.ones(sr.shape, jnp.int32), sr.astype(jnp.int32)], -1)
-
-    K = feats.shape[1]
-    flat = acc.reshape((K * N * B,) + acc.shape[2:])
-    dead = K * N * B  # out of range: dropped
-
-    def body(j, flat):
-        cx = codes_t[fo[ncg, j] + rows].astype(jnp.int32)
-        seg = jnp.where(live, (j * N + nc) * B + cx, dead)
-        return flat.at[seg].add(data, mode="drop")
-
-    return jax.lax.fori_loop(0, K, body, flat).reshape(acc.shape)
-
-
-@partial(_entry_jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
-def route_and_histogram(acc, codes_t, s, rows, nid_prev, route_feat, route_code, child_map, feats, *,
-                        n_bins: int, shift: int, n: int):
-    """Route one chunk of entries, then add its per-(node, feature, bin) histograms to ``acc``.
-
-    Each cell holds ``count + (count of s=1) << shift`` (``shift = 0``: two channels in a last axis of size 2).
-    Returns ``(acc, nid)`` with the chunk's new ``nid`` (``= N`` for finished entries).
-    """
-    N = feats.shape[0]
-    nid = _route(codes_t, n, rows, nid_prev, route_feat, route_code, child_map)
-    nid = jnp.where(nid >= 0, nid, N).astype(jnp.int32)
-    return _hist_core(acc, codes_t, s, rows, nid, feats, n_bins, shift, n), nid
-
-
-def _node_blocks(a, n_blocks):
-    """``a`` (N, ...) as a tuple of ``n_blocks`` blocks of consecutive nodes (outputs of the program, so that the
-    caller slices nothing eagerly: an eager slice of a device array compiles a program per shape)."""
-    nb = a.shape[0] // n_blocks
-    return tuple(a[i * nb:(i + 1) * nb] for i in range(n_blocks))
-
-
-@partial(jit, "kernel", static_argnames=("n_bins", "n_blocks"))
-def split_histogram(acc, *, n_bins: int, n_blocks: int):
-    """(K, N * B[, 2]) accumulator -> tuple of ``n_blocks`` node blocks (N / n_blocks, K, B[, 2])."""
-    K = acc.shape[0]
-    N = acc.shape[1] // n_bins
-    return _node_blocks(jnp.moveaxis(acc.reshape((K, N, n_bins) + acc.shape[2:]), 0, 1), n_blocks)
-
-
-@partial(_entry_jit, static_argnames=("n_out", "n"))
-def route(codes_t, rows, nid_prev, route_feat, route_code, child_map, *, n_out: int, n: int):
-    """Route entries to their children (finished entries get ``nid = n_out``)."""
-    nid = _route(codes_t, n, rows, nid_prev, route_feat, route_code, child_map)
-    return jnp.where(nid >= 0, nid, n_out).astype(jnp.int32)
-
-
-@partial(_entry_jit, static_argnames=("n_bins", "shift", "n"), donate_argnums=(0,))
-def histogram(acc, codes_t, s, rows, nid, feats, offset, *, n_bins: int, shift: int, n: int):
-    """Add the histograms of nodes ``offset .. offset + len(feats) - 1`` of one chunk to ``acc``."""
-    N = feats.shape[0]
-    local = nid - offset
-    local = jnp.where((local >= 0) & (local < N), local, N)
-    return _hist_core(acc, codes_t, s, rows, local, feats, n_bins, shift, n)
-
-
-@partial(_entry_jit, static_argnames=("n",), donate_argnums=(0,))
-def route_and_range(acc, codes_t, rows, nid_prev, route_feat, route_code, child_map, feats, *, n: int):
-    """Route one chunk, then max-accumulate (code, 255 - code) of each sampled feature per node into ``acc``
-    (K, N, 2) (two-pass mode; see :func:`finish_range`)."""
-    N = feats.shape[0]
-    nid = _route(codes_t, n, rows, nid_prev, route_feat, route_code, child_map)
-    nid = jnp.where(nid >= 0, nid, N).astype(jnp.int32)
-    ncg = jnp.minimum(nid, N - 1)
-    fo = feats * n
-
-    def body(j, acc):
-        cx = codes_t[fo[ncg, j] + rows]
-        mm = jax.ops.segment_max(jnp.stack([cx, 255 - cx], -1), nid, num_segments=N)
-        return acc.at[j].max(mm.astype(jnp.int32))
-
-    return jax.lax.fori_loop(0, feats.shape[1], body, acc), nid
-
-
-@partial(jit, "kernel", static_argnames=("n_blocks",))
-def finish_range(acc, *, n_blocks: int):
-    """(K, N, 2) max accumulator -> per block of ``N / n_blocks`` nodes, ``(mx, mn)`` per (node, feature)."""
-    return tuple(zip(_node_blocks(acc[:, :, 0].T, n_blocks), _node_blocks(255 - acc[:, :, 1].T, n_blocks)))
-
-
-@partial(_entry_jit, static_argnames=("shift", "n"), donate_argnums=(0,))
-def left_counts(acc, codes_t, s, rows, nid, feats, thr, *, shift: int, n: int):
-    """Add the counts (all, s=1) of one chunk's entries with code <= thr per (node, feature, threshold) to
-    ``acc`` (K, N, T or 2T) (two-pass mode; see :func:`finish_left`)."""
-    N, K, T = thr.shape
-    ncg = jnp.minimum(nid, N - 1)
-    fo = feats * n
-    sr = s[rows]
-
-    def body(j, acc):
-        cx = codes_t[fo[ncg, j] + rows].astype(jnp.int32)
-        left = (cx[:, None] <= thr[ncg, j]).astype(jnp.int32)  # (M, T)
-        if shift > 0:
-            c = jax.ops.segment_sum(left * _pack(sr, shift)[:, None], nid, num_segments=N)
-        else:
-            c = jax.ops.segment_sum(jnp.concatenate([left, left * sr[:, None].astype(jnp.int32)], 1), nid,
-                                    num_segments=N)
-        return acc.at[j].add(c)
-
-    return jax.lax.fori_loop(0, K, body, acc)
-
-
-@partial(jit, "kernel", static_argnames=("shift", "n_blocks"))
-def finish_left(acc, *, shift: int, n_blocks: int):
-    """(K, N, w) accumulator -> per block of ``N / n_blocks`` nodes, ``(left count, left count of s=1)``, each
-    (N / n_blocks, K, T)."""
-    acc = jnp.moveaxis(acc, 0, 1)
-    if shift > 0:
-        l_all, l_c1 = _unpack(acc, shift)
-    else:
-        T = acc.shape[2] // 2
-        l_all, l_c1 = acc[..., :T], acc[..., T:]
-    return tuple(zip(_node_blocks(l_all, n_blocks), _node_blocks(l_c1, n_blocks)))
 
 
 # ------------------------------------------------------------------------------------------------ scoring
@@ -383,8 +217,11 @@ def _hist_range(cnt, n_bins):
     return jnp.where(empty, 0, lo), jnp.where(empty, 0, hi)
 
 
-def _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss):
-    rn = _risk(c1, c0, wu, rho, sigma, risk, loss)
+def _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss, rn=None):
+    """Node risks, children risks and risk reductions of every candidate; ``rn``: the node risks when known (the
+    value the node's parent computed for it: the same float for the node and for its reductions)."""
+    if rn is None:
+        rn = _risk(c1, c0, wu, rho, sigma, risk, loss)
     r_l = _risk(l_c1, l_c0, wu, rho, sigma, risk, loss)
     r_r = _risk(c1[:, None, None] - l_c1, c0[:, None, None] - l_c0, wu, rho, sigma, risk, loss)
     rr = rn[:, None, None] - r_l - r_r
@@ -393,8 +230,9 @@ def _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss):
 
 
 @partial(jit, "kernel", static_argnames=("n_thresholds", "n_bins", "shift", "risk", "loss", "from_hist"))
-def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho, sigma, bin_lo, bin_hi, *,
-                         n_thresholds: int, n_bins: int, shift: int, risk: str, loss: str, from_hist: bool):
+def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho, sigma, bin_lo, bin_hi,
+                         risk_node=None, *, n_thresholds: int, n_bins: int, shift: int, risk: str, loss: str,
+                         from_hist: bool):
     """Best Extra-Trees split per node (PU ET paper §4; Appendix H), from histograms or from (min, max).
 
     With ``from_hist`` ``stats`` is the packed histogram (N, K, B); otherwise ``stats = (mn, mx, l_all, l_c1,
@@ -419,14 +257,14 @@ def choose_random_splits(stats, feats, ok, c1, c0, seed, tree, uid, it, wu, rho,
         cand = ok & (mx > mn)
     newc = ok & (mx <= mn)
     l_c0 = l_all - l_c1
-    rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss)
+    rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss, risk_node)
     cand3 = jnp.broadcast_to(cand[..., None], (N, K, T))
     return _finish(rr, cand3, l_c1, l_c0, r_l, r_r, rn, feats, thr, newc, T)
 
 
 @partial(jit, "kernel", static_argnames=("n_bins", "shift", "risk", "loss"))
-def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, *, n_bins: int, shift: int, risk: str,
-                       loss: str):
+def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, risk_node=None, *, n_bins: int, shift: int,
+                       risk: str, loss: str):
     """Best split over every bin boundary of the sampled features (CART / random forest), from histograms."""
     N, K = feats.shape
     B = n_bins
@@ -438,6 +276,6 @@ def choose_best_splits(hist, feats, ok, c1, c0, wu, rho, sigma, *, n_bins: int, 
     l_c0 = l_all - l_c1
     cand = ok[..., None] & (bidx[None, None, :] >= mn[..., None]) & (bidx[None, None, :] < mx[..., None])
     newc = ok & (mx <= mn)
-    rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss)
+    rn, r_l, r_r, rr = _score(l_c1, l_c0, c1, c0, wu, rho, sigma, risk, loss, risk_node)
     codes_c = jnp.broadcast_to(bidx[None, None, :], (N, K, B))
     return _finish(rr, cand, l_c1, l_c0, r_l, r_r, rn, feats, codes_c, newc, B)

@@ -7,12 +7,11 @@ Several devices share a forest in one of two ways (:func:`spread_over`):
   (:func:`run_batches`: host threads, each bound to a device with :func:`jax.default_device`, take the next batch),
   with no communication between the devices; over several processes, process ``r`` of ``P`` grows every ``P``-th
   batch and the grown batches are exchanged once at the end (:func:`gather_processes`).
-* ``"rows"`` (trees with more rows than a batch may hold, or devices of some processes only): every chunk of entries
-  ``(row, node)`` is split over the devices; each device routes its entries and accumulates its own
-  per-(node, feature, bin) counts with ``shard_map``, and one reduction over the device axis per level (an
-  all-reduce: a sum of the counts, a maximum for the (min, max) pass) gives the level's statistics. Per-node
-  kernels then run on the first device of the mesh, as on a single device. Each device holds its share of the
-  rows.
+* ``"rows"`` (trees with more rows than a batch may hold, or devices of some processes only): the growth program of
+  :mod:`pujax.trees.grow` runs under ``shard_map``: each device holds its share of the entries ``(row, node)``,
+  routes them and accumulates its own statistics, and the statistics of every block of frontier nodes are summed
+  over the device axis (an all-reduce; a maximum for the (min, max) pass) before the decision, which every device
+  then makes alike on its replicated frontier.
 
 A tree's random draws depend on its index only and the level statistics are integers (the reduction is exact), so
 either way the forest grown on any number of devices is the forest grown on one.
@@ -25,137 +24,143 @@ from functools import lru_cache, partial
 from typing import NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from pujax._compile import jit
 from pujax.devices import AXIS, default_device, device_mesh, to_host
-from pujax.trees import kernels
-from pujax.trees.assembly import NodeStore, concat_batches, pad, put, put_all, zeros
+from pujax.trees import grow as grow_mod
+from pujax.trees.assembly import NodeStore, concat_batches, pad, put, put_all
 
-__all__ = ["EntryPasses", "entry_passes", "SPREADS", "spread_over", "local_devices", "first_local", "run_batches",
+__all__ = ["Placement", "placement", "SPREADS", "spread_over", "local_devices", "first_local", "run_batches",
            "gather_processes"]
 
 SPREADS = ("trees", "rows")
 """The two ways several devices share a forest (see the module docstring)."""
 
 
-class EntryPasses(NamedTuple):
-    """The entry kernels of :mod:`pujax.trees.kernels` for one placement, with the same signatures, plus how
-    accumulators, entries and replicated inputs are placed."""
+class Placement(NamedTuple):
+    """The growth programs of :mod:`pujax.trees.grow` for one placement (one device, or rows sharded over a mesh),
+    with the same signatures, plus how the training set and the entries are placed."""
 
-    route_and_histogram: Callable
-    route_and_range: Callable
-    left_counts: Callable
-    route: Callable
-    histogram: Callable
-    zeros: Callable  # shape -> int32 accumulator (per device on a mesh)
-    finish: Callable  # accumulator -> summed over devices, on the first device
-    finish_max: Callable  # max-accumulator -> maximum over devices, on the first device
-    put_rows: Callable  # host entry arrays -> tuple of device arrays (sharded over the mesh)
-    replicate: Callable  # host array -> every device
-    get: Callable  # device array -> host
+    init: Callable  # (data, meta, rows_in, *, cfg, caps, all_rows) -> GrowState
+    grow: Callable  # (state, data, *, cfg, caps) -> GrowState
+    enlarge: Callable  # (state, *, cfg, old, new) -> GrowState
+    put_rows: Callable  # host int32 entry rows -> device (sharded over the mesh)
+    replicate: Callable  # host arrays -> tuple of device arrays on every device
+    get: Callable  # device array -> host numpy copy
     n_devices: int
 
 
-def _identity(a):
-    return a
+_STATE = jax.tree_util.tree_structure(grow_mod.GrowState(*[0] * len(grow_mod.GrowState._fields))._replace(
+    front=(0,) * 7, nfront=(0,) * 7))
+_DATA = jax.tree_util.tree_structure(grow_mod.GrowData(0, 0, 0, 0, grow_mod.Rules(*[0] * 7)))
+_NS, _ND = _STATE.num_leaves, _DATA.num_leaves
 
 
-def entry_passes(devices: tuple) -> EntryPasses:
-    """The entry passes for ``devices`` (a tuple of :class:`jax.Device`, see :func:`pujax.devices.resolve_devices`);
-    one device must be the default device (:func:`pujax.devices.default_device`), where the passes then run."""
+def _init_flat(*leaves, cfg, caps, all_rows, axis=None):
+    """:func:`~pujax.trees.grow.init_state` on the leaves of (data, meta[, rows]): jit functions take arrays."""
+    data = jax.tree_util.tree_unflatten(_DATA, leaves[:_ND])
+    return grow_mod.init_state(data, *leaves[_ND:], cfg=cfg, caps=caps, all_rows=all_rows, axis=axis)
+
+
+def _grow_flat(*leaves, cfg, caps, axis=None):
+    """:func:`~pujax.trees.grow.grow` on the leaves of (state, data)."""
+    state = jax.tree_util.tree_unflatten(_STATE, leaves[:_NS])
+    return grow_mod.grow(state, jax.tree_util.tree_unflatten(_DATA, leaves[_NS:]), cfg=cfg, caps=caps, axis=axis)
+
+
+def _enlarge_flat(*leaves, cfg, old, new, axis=None):
+    """:func:`~pujax.trees.grow.enlarge` on the leaves of the state."""
+    return grow_mod.enlarge(jax.tree_util.tree_unflatten(_STATE, leaves), cfg=cfg, old=old, new=new)
+
+
+_ENTRIES = jax.tree_util.tree_leaves(grow_mod.GrowState(*range(len(grow_mod.GrowState._fields)))._replace(
+    front=(-1,) * 7, nfront=(-1,) * 7)).index(grow_mod.GrowState._fields.index("rows"))
+"""Position of the entries' rows among the state leaves: the growth is a "pass" program sized by its entries (XLA's
+default options on XLA:CPU above the role's limit, where its scatter-adds run faster than with classic emitters)."""
+
+_init_one = jit("kernel", _init_flat, static_argnames=("cfg", "caps", "all_rows"))
+_grow_one = jit("pass", _grow_flat, rows=_ENTRIES, static_argnames=("cfg", "caps"),
+                donate_argnums=tuple(range(_NS)))
+_enlarge_one = jit("kernel", _enlarge_flat, static_argnames=("cfg", "old", "new"),
+                   donate_argnums=tuple(range(_NS)))
+
+
+def _leaves(*trees) -> list:
+    return jax.tree_util.tree_leaves(trees)
+
+
+def _copy(a) -> np.ndarray:
+    return np.array(a, copy=True)  # a host copy: the device buffer may be donated to the next call
+
+
+def _calls(init, grow, enlarge) -> tuple:
+    """The placement's calls on pytrees, from the jit functions on leaves."""
+    return (lambda data, meta, rows, **kw: init(*_leaves(data, meta, rows), **kw),
+            lambda state, data, **kw: grow(*_leaves(state, data), **kw),
+            lambda state, **kw: enlarge(*_leaves(state), **kw))
+
+
+def placement(devices: tuple) -> Placement:
+    """The growth programs for ``devices`` (a tuple of :class:`jax.Device`, see
+    :func:`pujax.devices.resolve_devices`); one device must be the default device
+    (:func:`pujax.devices.default_device`), where the program then runs."""
     if len(devices) == 1:
         if devices[0] != default_device():
-            raise ValueError(f"entry passes on {devices[0]} must run under jax.default_device({devices[0]}).")
-        return EntryPasses(kernels.route_and_histogram, kernels.route_and_range, kernels.left_counts,
-                           kernels.route, kernels.histogram, zeros, _identity, _identity, put_all, put, np.asarray, 1)
-    return _mesh_passes(tuple(devices))
+            raise ValueError(f"a growth on {devices[0]} must run under jax.default_device({devices[0]}).")
+        return Placement(*_calls(_init_one, _grow_one, _enlarge_one), lambda a: put(a), put_all, _copy, 1)
+    return _mesh_placement(tuple(devices))
+
+
+def _state_specs() -> list:
+    """Partition specs of a growth's state leaves: the entries split over the mesh, everything else replicated."""
+    S, R = P(AXIS), P()
+    fields = {f: R for f in grow_mod.GrowState._fields}
+    fields.update(rows=S, nid=S, n_ent=S, front=(R,) * 7, nfront=(R,) * 7)
+    return jax.tree_util.tree_leaves(grow_mod.GrowState(**fields))
 
 
 @lru_cache(maxsize=8)
-def _mesh_passes(devices: tuple) -> EntryPasses:
+def _mesh_placement(devices: tuple) -> Placement:
     mesh = device_mesh(list(devices))
-    rows = NamedSharding(mesh, P(AXIS))
     rep = NamedSharding(mesh, P())
-    multi = jax.process_count() > 1
+    S, R = P(AXIS), P()
+    state = _state_specs()
 
-    def put_rows(*arrays):
-        return tuple(jax.make_array_from_callback(np.shape(a), rows, partial(_index, np.asarray(a))) for a in arrays)
+    def sharded(fn, specs, out_specs, donate=()):
+        @lru_cache(maxsize=32)
+        def compiled(kw, n_args):
+            body = partial(fn, axis=AXIS, **dict(kw))
+            sm = jax.shard_map(body, mesh=mesh, in_specs=tuple(specs[:n_args]), out_specs=out_specs,
+                               check_vma=False)
+            if fn is _grow_flat:
+                return jit("pass", sm, rows=_ENTRIES, donate_argnums=donate)
+            return jit("kernel", sm, donate_argnums=donate)
 
-    def replicate(a):
-        return jax.make_array_from_callback(np.shape(a), rep, partial(_index, np.asarray(a)))
-
-    def global_(a):
-        """Replicate an input over the mesh (from the host on a multi-process mesh)."""
-        if _is_global(a, mesh):
-            return a
-        return replicate(np.asarray(a)) if multi else jax.device_put(a, rep)
-
-    def wrap(name, specs, out_specs, acc_first=True):
-        @lru_cache(maxsize=64)
-        def compiled(statics):
-            fn = partial(getattr(kernels, name), **dict(statics))
-
-            def body(*args):
-                if not acc_first:
-                    return fn(*args)
-                out = fn(args[0][0], *args[1:])
-                return (out[0][None],) + tuple(out[1:]) if isinstance(out, tuple) else out[None]
-
-            sm = jax.shard_map(body, mesh=mesh, in_specs=specs, out_specs=out_specs, check_vma=False)
-            return jit("pass", sm, rows=1 if acc_first else 0, donate_argnums=(0,) if acc_first else ())
-
-        def call(*args, **statics):
-            args = tuple(a if s == P(AXIS) else global_(a) for a, s in zip(args, specs))
-            return compiled(tuple(sorted(statics.items())))(*args)
+        def call(*leaves, **kw):
+            return compiled(tuple(sorted(kw.items())), len(leaves))(*leaves)
 
         return call
 
-    S, R = P(AXIS), P()
-    return EntryPasses(
-        route_and_histogram=wrap("route_and_histogram", (S, R, R, S, S, R, R, R, R), (S, S)),
-        route_and_range=wrap("route_and_range", (S, R, S, S, R, R, R, R), (S, S)),
-        left_counts=wrap("left_counts", (S, R, R, S, S, R, R), S),
-        route=wrap("route", (R, S, S, R, R, R), S, acc_first=False),
-        histogram=wrap("histogram", (S, R, R, S, S, R, R), S),
-        zeros=_mesh_zeros(mesh),
-        finish=_mesh_finish(mesh, jnp.sum),
-        finish_max=_mesh_finish(mesh, jnp.max),
-        put_rows=put_rows,
-        replicate=replicate,
-        get=to_host,
-        n_devices=len(devices),
-    )
+    out = jax.tree_util.tree_unflatten(_STATE, state)
+    calls = _calls(sharded(_init_flat, [R] * (_ND + 1) + [S], out),
+                   sharded(_grow_flat, state + [R] * _ND, out, tuple(range(_NS))),
+                   sharded(_enlarge_flat, state, out, tuple(range(_NS))))
+
+    def put_rows(a):
+        return jax.make_array_from_callback(np.shape(a), NamedSharding(mesh, S), partial(_index, np.asarray(a)))
+
+    def replicate(*arrays):
+        return tuple(jax.make_array_from_callback(np.shape(a), rep, partial(_index, np.asarray(a))) for a in arrays)
+
+    return Placement(*calls, put_rows=put_rows, replicate=replicate, get=lambda a: _copy(to_host(a)),
+                     n_devices=len(devices))
 
 
 def _index(a, index):
     return a[index]
-
-
-def _is_global(a, mesh) -> bool:
-    return isinstance(a, jax.Array) and isinstance(a.sharding, NamedSharding) and a.sharding.mesh == mesh
-
-
-def _mesh_zeros(mesh):
-    n = mesh.size
-
-    @lru_cache(maxsize=64)
-    def make(shape):
-        return jit("kernel", partial(jnp.zeros, (n,) + shape, jnp.int32), out_shardings=NamedSharding(mesh, P(AXIS)))
-
-    return lambda shape: make(tuple(shape))()
-
-
-def _mesh_finish(mesh, reduce):
-    total = jit("kernel", lambda a: reduce(a, axis=0), out_shardings=NamedSharding(mesh, P()))
-
-    def finish(acc):
-        return total(acc).addressable_data(0)  # this process's first device of the mesh
-
-    return finish
 
 
 def spread_over(devices: tuple, max_rows: int, max_work: int) -> str:
