@@ -243,7 +243,7 @@ def _run_stages(Zw, labeled, n_ln, tie, ks, sigma, lam, cut_method, n_lanes, dev
     labeled_p = np.zeros(rows, bool)
     labeled_p[:n] = labeled
     lam_range = np.asarray([lam[0], lam[-1]], np.float32)
-    return [hnc_stages(idx, d2, labeled_p, tie_rank, np.int32(n), np.int32(k), np.int32(n_ln), np.float32(sigma),
+    return [hnc_stages(idx, d2, labeled_p, tie_rank, np.int32(n), int(k), np.int32(n_ln), np.float32(sigma),
                        lam_range, mus, n_lambdas=L, method=cut_method, mesh=mesh) for k in ks]
 
 

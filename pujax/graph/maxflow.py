@@ -23,9 +23,10 @@ Rounds are synchronous (Jacobi style) and race-free:
   labelling valid (``h[v] <= h[w] + 1`` on every residual arc) although the nodes relabel simultaneously.
 
 Work follows the active part of the graph: a round (and a level of the breadth-first search) runs on the list of
-active (frontier) nodes and their arcs -- "slots" of the smallest of a few static worklist sizes that holds them
-(:func:`worklist_tiers`, chosen with ``lax.switch``) -- and on all arcs only when they do not fit. The breadth-first
-search expands the frontier along reverse residual arcs, so one global relabel touches each arc about once. Every
+active nodes (the frontier, or the unvisited nodes) and their arcs -- "slots" of the smallest of a few static
+worklist sizes that holds them (:func:`worklist_tiers`, chosen with ``lax.switch``) -- and on all arcs only when
+they do not fit. The breadth-first search is direction-optimising (each level expands the frontier or lets the
+unvisited nodes look for it, whichever has fewer arcs). Every
 function is pure and jit-able; integer dtypes (int32, or int64 under ``jax_enable_x64``) make the cuts exact.
 """
 from __future__ import annotations
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["Arcs", "FlowState", "worklist_tiers", "push_relabel_round", "global_relabel", "discharge", "cold_state",
            "min_cut"]
 
-_SLOT_TIERS = (1024, 4096, 16384, 65536)  # arc slots of the worklists; a list holds at most slots / 4 nodes
+_SLOT_TIERS = tuple(1024 << i for i in range(12))  # arc slots of the worklists; a list holds at most slots / 4 nodes
 
 
 class Arcs(NamedTuple):
@@ -94,11 +95,12 @@ def _slots(net: Arcs, W, P):
     """Arc slots of the node list ``W`` (padded with the dummy node): ``(owner, arc, valid)`` for ``P`` slots --
     slot p holds arc ``start[W[owner]] + p - offset[owner]``; slots past the last arc hold the last (padding) arc."""
     deg = _list_degrees(net, W)
-    incl = jnp.cumsum(deg)
+    first = jnp.cumsum(deg) - deg
+    # owner of slot p: the last list node whose first slot is <= p (nodes without arcs share the next one's)
+    owner = jnp.cumsum(jnp.zeros((P,), jnp.int32).at[first].add(1, mode="drop")) - 1
     p = jnp.arange(P, dtype=jnp.int32)
-    owner = jnp.minimum(jnp.searchsorted(incl, p, side="right"), W.shape[0] - 1).astype(jnp.int32)
-    valid = p < incl[-1]
-    arc = jnp.where(valid, net.start[W[owner]] + p - (incl - deg)[owner], net.tail.shape[0] - 1)
+    valid = p < first[-1] + deg[-1]
+    arc = jnp.where(valid, net.start[W[owner]] + p - first[owner], net.tail.shape[0] - 1)
     return owner, arc, valid
 
 
@@ -192,31 +194,38 @@ def global_relabel(net: Arcs, r, rt, h=None, batched: bool = False):
 
     ``h[v] = 1`` when the sink arc of v has residual capacity, ``l + 1`` when v has a residual arc to a node at
     distance l, and ``INF = N`` when v cannot reach t. When the current labels ``h`` are given, nodes with
-    ``h == INF`` are kept at INF (valid labels are lower bounds on distances). Each level expands the frontier (the
-    nodes at distance l) along the reverse arcs of residual arcs.
+    ``h == INF`` are kept at INF (valid labels are lower bounds on distances). Each level either expands the
+    frontier (the nodes at distance l) along the reverse arcs of residual arcs, or lets every unvisited node look
+    for a residual arc into the frontier, whichever touches fewer arcs (direction-optimising search).
     """
     inf = rt.shape[0]
     ok = jnp.ones((inf,), bool) if h is None else (h < inf)
     ok = ok.at[inf - 1].set(False)
-    back = r[net.rev] > 0  # arc (w, v) whose reverse (v, w) is residual: v reaches w
     dist = jnp.where((rt > 0) & ok, 1, inf).astype(jnp.int32)
 
-    def reached(hit_nodes, dist):
-        hit = jnp.zeros((inf,), bool).at[hit_nodes].set(True)
-        return hit & ok & (dist == inf)
+    def reached(nodes, hit, dist):
+        marked = jnp.zeros((inf,), bool).at[jnp.where(hit, nodes, inf - 1)].set(True)
+        return marked & ok & (dist == inf)
 
     def on_all(c):
-        F, dist = c
-        return reached(jnp.where(F[net.tail] & back, net.head, inf - 1), dist)
+        level, F, dist, pull = c
+        hit = jnp.where(pull, (r > 0) & (dist[net.head] == level), F[net.tail] & (r[net.rev] > 0))
+        return reached(jnp.where(pull, net.tail, net.head), hit, dist)
 
     def on_list(c, W, P):
-        _, dist = c
-        _, arc, valid = _slots(net, W, P)
-        return reached(jnp.where(valid & back[arc], net.head[arc], inf - 1), dist)
+        level, _, dist, pull = c
+        owner, arc, valid = _slots(net, W, P)
+        w = net.head[arc]
+        hit = valid & jnp.where(pull, (r[arc] > 0) & (dist[w] == level), r[net.rev[arc]] > 0)
+        return reached(jnp.where(pull, W[owner], w), hit, dist)
 
     def body(c):
         level, F, dist = c
-        new = on_all((F, dist)) if batched else _dispatch(net, F, on_list, on_all, (F, dist))
+        unvisited = ok & (dist == inf)
+        deg = _degrees(net)
+        pull = jnp.where(unvisited, deg, 0).sum() < jnp.where(F, deg, 0).sum()
+        op = (level, F, dist, pull)
+        new = on_all(op) if batched else _dispatch(net, jnp.where(pull, unvisited, F), on_list, on_all, op)
         return level + 1, new, jnp.where(new, level + 1, dist)
 
     _, _, dist = lax.while_loop(lambda c: jnp.any(c[1]), body, (jnp.int32(1), dist == 1, dist))

@@ -38,8 +38,8 @@ __all__ = ["hnc_stages"]
 def _graph(idx, d2, k, sigma, n_real, labeled):
     """Arcs, similarities and the per-node sums of the stage networks (module docstring)."""
     rows = labeled.shape[0]
-    idx = idx.reshape(-1, idx.shape[-1])[:rows]
-    d2 = d2.reshape(-1, d2.shape[-1])[:rows]
+    idx = idx.reshape(-1, idx.shape[-1])[:rows, :k]
+    d2 = d2.reshape(-1, d2.shape[-1])[:rows, :k]
     w = jnp.exp(-d2 / (2.0 * sigma**2))
     tail, head, rev, start, weight = knn_arcs(idx, w, k, n_real)
     N = rows + 1
@@ -65,7 +65,7 @@ def _select_neg(t1, free, tie_rank, n_ln, L):
     return order, free & (position < n_ln)
 
 
-@partial(quick_jit, static_argnames=("n_lambdas", "method", "rounds_per_relabel", "mesh"))
+@partial(quick_jit, static_argnames=("k", "n_lambdas", "method", "rounds_per_relabel", "mesh"))
 def hnc_stages(idx, d2, labeled, tie_rank, n_real, k, n_ln, sigma, lam_range, mus, n_lambdas, method="bisect",
                rounds_per_relabel=8, mesh=None):
     """Both stages of 2-HNC for the ``k`` first neighbours (module docstring).
