@@ -10,9 +10,11 @@ Steps of :func:`hnc_fit`, each a function here:
 2. :func:`distinct_features` and :func:`spread_weights` -- feature weights ``rho`` are computed on the distinct
    non-constant features only; a constant feature gets weight 0 and the copies of a duplicated feature share one
    weight, so neither changes the distance (hence the kNN graph).
-3. :func:`pujax.graph.knn.knn_search` on the weighted features (rows split across ``devices``).
-4. Per k: :func:`_similarity_graph`, stage 1 (:func:`_stage1`, HNC- with L+ contracted into the source, SelectNeg),
-   stage 2 (:func:`_stage2`, HNC+ with L+ and LN contracted), :func:`_closest_partition`.
+3. :func:`pujax.graph.knn.knn_search_device` on the weighted features (rows split across ``devices``); the lists
+   stay on the device.
+4. Per k, one device program (:func:`pujax.graph.stages.hnc_stages`): the kNN graph, stage 1 (HNC- with L+
+   contracted into the source), SelectNeg, stage 2 (HNC+ with L+ and LN contracted); the host reads the partition
+   sizes of every lambda and picks the partition closest to pi (:func:`_closest_partition`).
 5. :func:`_select_k` -- the paper's 2 % rule over k.
 """
 from __future__ import annotations
@@ -20,10 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+import jax
 import numpy as np
 
-from pujax.graph.knn import knn_query, knn_search, neighbor_lists
-from pujax.graph.parametric import parametric_min_cut
+from pujax._compile import bucket_size
+from pujax.devices import replicate
+from pujax.graph.knn import knn_query, knn_search_device
+from pujax.graph.parametric import lane_layout
+from pujax.graph.stages import hnc_stages
 from pujax.preprocessing import standardization
 from pujax.preprocessing import standardize as _standardize
 from pujax.progress import progress
@@ -32,7 +38,6 @@ from pujax.validation import host_seed
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    import jax
     from numpy.typing import ArrayLike
 
     from pujax._typing import DevicesLike
@@ -176,110 +181,85 @@ def _weighted_rows(Z, columns, column_weights):
     return (np.asarray(Z)[:, columns] * np.sqrt(column_weights)[None, :]).astype(np.float32)
 
 
-def _similarity_graph(idx, d2, sigma):
-    """Symmetric kNN graph (§4.2.3) with Gaussian weights: deduplicated edges and the weighted degrees."""
-    n = idx.shape[0]
-    w = np.exp(-d2 / (2.0 * sigma**2))
-    rows = np.repeat(np.arange(n), idx.shape[1])
-    g = neighbor_lists(rows, idx.reshape(-1), w.reshape(-1), n, merge="max")
-    deg = np.zeros(n)
-    np.add.at(deg, g.edges_i, g.edges_w)
-    np.add.at(deg, g.edges_j, g.edges_w)
-    return g.edges_i, g.edges_j, g.edges_w, deg
+class _Stages(NamedTuple):
+    """Device results of :func:`pujax.graph.stages.hnc_stages` for one k and the fractions read from them."""
+
+    t: jax.Array  # (2, rows + 1)
+    order: jax.Array
+    ln: jax.Array
+    fractions: np.ndarray  # (2, L) positive fraction |S| / |V| per lambda (stage 2: NaN without a free node)
 
 
-def _contract(ei, ej, ew, labeled):
-    """Stage network on the unlabeled nodes: edges among them and each one's weight to the contracted L+."""
-    n = labeled.size
-    free = ~labeled
-    nodes = np.flatnonzero(free)
-    pos = -np.ones(n, np.int64)
-    pos[nodes] = np.arange(nodes.size)
-    to_pos = np.zeros(n)
-    for a, b in ((ei, ej), (ej, ei)):
-        m = free[a] & labeled[b]
-        np.add.at(to_pos, a[m], ew[m])
-    keep = free[ei] & free[ej]
-    return nodes, pos[ei[keep]], pos[ej[keep]], ew[keep], to_pos[nodes]
+def _stage_fractions(summary, n_lab, n, has_stage2):
+    """Positive fractions of the nested partitions of both stages from the histograms of ``min(t, L)``: stage 1's
+    lambda index q holds the nodes with ``t > q``; stage 2 lists the lambdas in descending order."""
+    hist = np.asarray(summary)
+    if not hist[:, -1].all():
+        raise ValueError("the similarities sum to more than int32 fixed point holds with a scale of 2^10, which may "
+                         "change the cuts; use fewer neighbours (n_neighbors) or fewer rows.")
+    above = hist[:, :-1][:, ::-1].cumsum(axis=1)[:, ::-1]  # above[s, c]: nodes with min(t, L) >= c
+    fr = (n_lab + above[:, 1:].astype(np.float64)) / n  # [s, q]: nodes with t > q
+    fr[1] = fr[1][::-1] if has_stage2 else np.nan
+    return fr
 
 
-def _stage1(net, deg, lam, tie, n_ln, cut_kw):
-    """HNC- (Lemma 4.1 (5)): c(s, i) = sum_{L+} w, c(i, t) = lambda d_i; SelectNeg order and LN."""
-    nodes, i1, j1, w1, a_s1 = net
-    zeros = np.zeros(nodes.size)
-    cut = parametric_min_cut(i1, j1, w1, (a_s1, zeros), (zeros, deg[nodes]), lam, **cut_kw)
-    src = cut.source_sets  # [L, |U|]
-    fs = np.where(~src[0], 0, cut.first_change)  # on the sink side already at lambda_0: index 0
-    order = np.lexsort((tie[nodes], fs))
-    ranking = nodes[order]
-    return src, fs, ranking, np.sort(ranking[:n_ln])
-
-
-def _stage2(net, deg, lam, ln, n, cut_kw):
-    """HNC+ (Lemma 4.1 (4)): c(s, i) = sum_{L+} w + lambda d_i, c(i, t) = sum_{LN} w; None if no free node.
-
-    Solved on the stage-1 node set (same shapes, one compiled program): an LN node keeps no source arc and gets
-    a sink arc larger than all its edges, so it is on the sink side of every minimum cut; the edges between free
-    nodes and LN carry the term sum_{q in LN} w_iq."""
-    nodes, i1, j1, w1, a_s1 = net
-    is_ln = np.zeros(n, bool)
-    is_ln[ln] = True
-    ln_loc = is_ln[nodes]
-    if not (~ln_loc).any():
-        return None
-    inner = np.zeros(nodes.size)
-    np.add.at(inner, i1, w1)
-    np.add.at(inner, j1, w1)
-    a_s2 = np.where(ln_loc, 0.0, a_s1)
-    b_s2 = np.where(ln_loc, 0.0, deg[nodes])
-    a_t2 = np.where(ln_loc, inner + 1.0, 0.0)
-    cut = parametric_min_cut(i1, j1, w1, (a_s2, b_s2), (a_t2, np.zeros(nodes.size)), lam, **cut_kw)
-    return cut.source_sets & ~ln_loc[None, :]
-
-
-def _closest_partition(cands, prior):
-    """Among (fractions, source_sets, stage) candidates: the partition whose fraction is closest to pi."""
+def _closest_partition(fractions, prior):
+    """``(fraction, stage, q)``: among both stages' partitions, the one whose fraction is closest to pi (stage 1
+    first on ties, then the lower lambda index)."""
     best = None
-    for fr, src, stage in cands:
-        q = int(np.argmin(np.abs(np.asarray(fr) - prior)))
+    for st in (1, 2):
+        fr = fractions[st - 1]
+        if np.isnan(fr).all():
+            continue
+        q = int(np.argmin(np.abs(fr - prior)))
         if best is None or abs(fr[q] - prior) < abs(best[0] - prior):
-            best = (float(fr[q]), src[q], stage, q)
+            best = (float(fr[q]), st, q)
     return best
-
-
-def _fit_k(idx, d2, sigma, labeled, n_ln, tie, lam, prior, cut_kw, bar):
-    """Both stages for one k; returns the best partition and the diagnostics of stage 1."""
-    n = labeled.size
-    nL = int(labeled.sum())
-    ei, ej, ew, deg = _similarity_graph(idx, d2, sigma)
-    net = _contract(ei, ej, ew, labeled)
-    nodes = net[0]
-    src1, fs, ranking, ln = _stage1(net, deg, lam, tie, n_ln, cut_kw)
-    bar.update()
-    first_sink = np.full(n, lam.size, np.int64)
-    first_sink[nodes] = fs
-    cands = [((nL + src1.sum(axis=1)) / n, src1, 1)]
-    src2 = _stage2(net, deg, lam, ln, n, cut_kw)
-    if src2 is not None:
-        cands.append(((nL + src2.sum(axis=1)) / n, src2, 2))
-    bar.update()
-    frac, side, stage, q = _closest_partition(cands, prior)
-    path = np.full((2, lam.size), np.nan)
-    for fr, _, st in cands:
-        path[st - 1] = fr
-    labels = labeled.astype(np.int64)
-    labels[nodes] = side.astype(np.int64)
-    return {"fraction": frac, "labels": labels, "stage": stage, "lambda": float(lam[q]), "first_sink": first_sink,
-            "ranking": ranking.astype(np.int64), "ln": ln.astype(np.int64), "path": path}
 
 
 def _select_k(per_k, prior, tol):
     """§5.2: the largest k whose partition is within ``tol`` of pi, else the closest."""
-    fr = [r["fraction"] for _, r in per_k]
+    fr = [r[0] for _, r in per_k]
     within = [i for i, f in enumerate(fr) if abs(f - prior) <= tol + 1e-12]
     if within:
         return max(within, key=lambda i: per_k[i][0])
     return int(np.argmin(np.abs(np.asarray(fr) - prior)))
+
+
+def _run_stages(Zw, labeled, n_ln, tie, ks, sigma, lam, cut_method, n_lanes, devices):
+    """Dispatch the stage program of every k (the kNN lists computed once and kept on the device)."""
+    n = labeled.size
+    idx, d2 = knn_search_device(Zw, max(ks), devices=devices)
+    rows = bucket_size(n)
+    L = lam.size
+    mesh, P, C = lane_layout(L, n_lanes, devices)
+    if mesh is not None:  # a copy on every device: each one builds bitwise the same graph
+        idx, d2 = replicate(mesh, idx, d2)
+    up = np.concatenate([np.arange(L), np.full(P * C - L, L - 1)])
+    down = np.concatenate([np.arange(L)[::-1], np.zeros(P * C - L, np.int64)])
+    mus = np.stack([lam[up], lam[down]]).reshape(2, P, C).astype(np.float32)
+    tie_rank = np.full(rows + 1, n, np.int32)
+    tie_rank[np.argsort(tie, kind="stable")] = np.arange(n, dtype=np.int32)
+    labeled_p = np.zeros(rows, bool)
+    labeled_p[:n] = labeled
+    lam_range = np.asarray([lam[0], lam[-1]], np.float32)
+    return [hnc_stages(idx, d2, labeled_p, tie_rank, np.int32(n), int(k), np.int32(n_ln), np.float32(sigma),
+                       lam_range, mus, n_lambdas=L, method=cut_method, mesh=mesh) for k in ks]
+
+
+def _partition(res: _Stages, stage, q, labeled, L):
+    """Labels, first sink indices, SelectNeg ranking and LN of the chosen partition (host arrays)."""
+    n = labeled.size
+    t = np.asarray(res.t)[:, :n]
+    threshold = q if stage == 1 else L - 1 - q  # stage 2 lists the lambdas in descending order
+    free = ~labeled
+    labels = labeled.astype(np.int64)
+    labels[free] = t[stage - 1][free] > threshold
+    first_sink = np.full(n, L, np.int64)
+    first_sink[free] = np.minimum(t[0][free], L)
+    ranking = np.asarray(res.order)[:int(free.sum())].astype(np.int64)
+    ln = np.flatnonzero(np.asarray(res.ln)[:n]).astype(np.int64)
+    return labels, first_sink, ranking, ln
 
 
 # ------------------------------------------------------------------------------------------------ fit
@@ -315,27 +295,25 @@ def hnc_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, *, n_neigh
     n_ln = int(round((1 - prior) / prior * nL)) if ln_size == "paper" else nL
     n_ln = int(min(max(n_ln, 0), n_u))
     tie = rng.random(n)
-    kmax = max(ks)
-    idx, d2 = knn_search(Zw, kmax, devices=devices)
-    idx, d2 = np.asarray(idx), np.asarray(d2, dtype=np.float64)
-    # one neighbour-list width for every k, so that all parametric cuts share one compiled program; at least 4 kmax
-    # (the maximum degree of a symmetric kNN graph is usually below it), so that refits on similar data reuse it
-    max_degree = np.bincount(np.concatenate([np.repeat(np.arange(n), kmax), idx.reshape(-1)]), minlength=n).max()
-    min_width = int(max(max_degree, 4 * kmax))
-    cut_kw = {"n_lanes": n_lanes, "method": cut_method, "min_width": min_width, "devices": devices}
+    runs = _run_stages(Zw, labeled, n_ln, tie, ks, sigma, lam, cut_method, n_lanes, devices)
     per_k = []
-    with progress(2 * len(ks), "2-HNC", verbose) as bar:
-        for k in ks:
-            per_k.append((k, _fit_k(idx[:, :k], d2[:, :k], sigma, labeled, n_ln, tie, lam, prior, cut_kw, bar)))
-    k, best = per_k[_select_k(per_k, prior, k_tolerance)]
+    with progress(len(ks), "2-HNC", verbose) as bar:
+        for k, (t, order, ln, summary) in zip(ks, runs):
+            fr = _stage_fractions(summary, nL, n, n_ln < n_u)
+            per_k.append((k, _closest_partition(fr, prior), _Stages(t, order, ln, fr)))
+            bar.update()
+    k, (frac, stage, q), res = per_k[_select_k([(k, best) for k, best, _ in per_k], prior, k_tolerance)]
+    labels, first_sink, ranking, ln = _partition(res, stage, q, labeled, lam.size)
+    best = {"fraction": frac, "labels": labels, "stage": stage, "lambda": float(lam[q]), "first_sink": first_sink,
+            "ranking": ranking, "ln": ln, "path": res.fractions}
     return HNCModel(
         mean=mean, scale=scale, distance_weights=dw, feature_weights=rho, columns=columns, column_weights=cw,
         X_fit=Zw, labels=best["labels"], labeled=labeled, n_neighbors=int(k), sigma=float(sigma), lam=best["lambda"],
         stage=int(best["stage"]),
         positive_fraction=best["fraction"], lambdas=lam, first_sink=best["first_sink"], ranking=best["ranking"],
         likely_negatives=best["ln"], path_fractions=best["path"],
-        candidate_k=np.array([kk for kk, _ in per_k], np.int64),
-        candidate_fractions=np.array([r["fraction"] for _, r in per_k], np.float64))
+        candidate_k=np.array([kk for kk, _, _ in per_k], np.int64),
+        candidate_fractions=np.array([r[0] for _, r, _ in per_k], np.float64))
 
 
 # ------------------------------------------------------------------------------------------------ predict

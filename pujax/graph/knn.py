@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
     from pujax._typing import DevicesLike
 
-__all__ = ["knn_search", "knn_query", "NeighborGraph", "neighbor_lists", "knn_graph", "gaussian_weights"]
+__all__ = ["knn_search", "knn_query", "knn_search_device", "NeighborGraph", "neighbor_lists", "knn_graph",
+           "gaussian_weights"]
 
 _TILE_ELEMENTS = 1 << 24  # distance entries per tile (64 MiB of float32)
 
@@ -67,9 +68,11 @@ def _tile_rows(n_train: int, n_query: int) -> int:
     return int(max(8, min(256, bucket_size(n_query), _TILE_ELEMENTS // max(n_train, 1)) // 8 * 8))
 
 
-def _knn_padded(Q, q_index, X, k, devices):
-    """kNN of the rows of Q among the rows of X; both padded to :func:`pujax.compilation.bucket_size` (padded
-    columns get an infinite norm, padded query rows are dropped), query blocks split across ``devices``."""
+def _knn_device(Q, q_index, X, k, devices):
+    """kNN of the rows of Q among the rows of X on the device: ``(indices, squared distances)`` of shape
+    ``(rows, k)`` with ``rows >= bucket_size(len(Q))`` (rows past ``len(Q)`` are padding). Both are padded to
+    :func:`pujax.compilation.bucket_size` (padded columns get an infinite norm), query blocks split across
+    ``devices``."""
     X = np.asarray(X, np.float32)
     Q = np.asarray(Q, np.float32)
     n, m = X.shape[0], Q.shape[0]
@@ -88,8 +91,14 @@ def _knn_padded(Q, q_index, X, k, devices):
     B = padded_size(-(-bucket_size(m) // T), n_dev)
     Qp = pad_rows(B * T, Q).reshape(B, T, -1)
     qp = pad_rows(B * T, np.asarray(q_index, np.int32), fill=-1).reshape(B, T)
-    idx, d2 = _knn_blocks(Qp, qp, Xp, sq, int(k), mesh)
-    return np.asarray(idx).reshape(B * T, k)[:m], np.asarray(d2).reshape(B * T, k)[:m]
+    return _knn_blocks(Qp, qp, Xp, sq, int(k), mesh)
+
+
+def _knn_padded(Q, q_index, X, k, devices):
+    """:func:`_knn_device` read back to the host, cut to the rows of Q."""
+    idx, d2 = _knn_device(Q, q_index, X, k, devices)
+    m = np.shape(Q)[0]
+    return np.asarray(idx).reshape(-1, k)[:m], np.asarray(d2).reshape(-1, k)[:m]
 
 
 def knn_search(X: ArrayLike, n_neighbors: int, feature_weights: ArrayLike | None = None, tile_size: int | None = None,
@@ -126,6 +135,17 @@ def knn_search(X: ArrayLike, n_neighbors: int, feature_weights: ArrayLike | None
             )
         X = X * np.sqrt(rho)[None, :]
     return _knn_padded(X, np.arange(n), X, k, devices)
+
+
+def knn_search_device(X: ArrayLike, n_neighbors: int, devices: DevicesLike = None) -> tuple[jax.Array, jax.Array]:
+    """:func:`knn_search` (unweighted) with the results kept on the device: ``(indices int32 (B, T, k), squared
+    distances float32 (B, T, k))`` -- query blocks of T rows; the first ``len(X)`` of the ``B * T`` rows are the
+    rows of X, the others padding."""
+    X = np.asarray(X, np.float32)
+    k = int(n_neighbors)
+    if k < 1 or k >= X.shape[0]:
+        raise ValueError(f"n_neighbors={n_neighbors} must be in [1, n_samples - 1] = [1, {X.shape[0] - 1}].")
+    return _knn_device(X, np.arange(X.shape[0]), X, k, devices)
 
 
 def knn_query(Q, X, n_neighbors: int, devices=None):

@@ -1,32 +1,33 @@
-"""Synchronous push-relabel minimum cut in JAX on a padded neighbour list (integer capacities).
+"""Synchronous push-relabel minimum cut with integer capacities on an arc list (jit-able, exact).
 
-Network: nodes ``0..n-1`` plus a source ``s`` and a sink ``t``. Internal arcs are stored per node in a padded
-neighbour list with ``n + 1`` rows (row ``n`` is an inert dummy node used as fill value): ``nbr[v, k]`` is the head
-of the k-th arc out of v, ``r[v, k]`` its residual capacity and ``rev_flat[v, k] = nbr[v, k] * K + rev[v, k]`` the
-flat index of the reverse arc (unused slots point to themselves and have capacity 0). Source and sink arcs are
-per-node arrays: the source arcs are saturated at once (their flow is the node's initial excess) and ``rt[v]`` is the
-residual capacity of the arc (v, t). Labels run from 1 (next to t) to ``INF = n + 1`` (cannot reach t).
+Network layout (:class:`Arcs`, built by :mod:`pujax.graph.network`): ``N`` node rows, the last one a dummy node that
+never holds flow, and ``A`` arcs sorted by tail -- node v owns the arcs ``start[v]:start[v + 1]``; every undirected
+edge is stored as two arcs, ``rev[a]`` is the index of the reverse arc of ``a``; padding arcs join the dummy node to
+itself with capacity 0. Source and sink arcs are per-node arrays: the source arcs are saturated at once (their flow is
+the node's initial excess) and ``rt[v]`` is the residual capacity of the arc (v, t). Labels run from 1 (next to t)
+to ``INF = N`` (cannot reach t).
 
-Only the first phase of push-relabel is needed for a minimum cut (Goldberg & Tarjan 1988): a node is *active* when
-it has excess and label ``h < INF``; we push and relabel until no node is active, then a breadth-first search from
-``t`` in the residual graph (the *global relabel*, also run every ``rounds_per_relabel`` rounds to keep labels exact)
-gives the nodes that can still reach ``t``. Its complement is the **maximal** source set of a minimum cut: every arc
+Only the first phase of push-relabel is needed for a minimum cut (Goldberg & Tarjan 1988): a node is *active* when it
+has excess and label ``h < INF``; we push and relabel until no node is active, then a breadth-first search from ``t``
+in the residual graph (the *global relabel*, also run every ``rounds_per_relabel`` rounds to keep labels exact) gives
+the nodes that can still reach ``t``. Its complement is the **maximal** source set of a minimum cut: every arc
 leaving it is saturated and no flow enters it from the sink side, so its capacity equals the flow value into ``t``.
 
 Rounds are synchronous (Jacobi style) and race-free:
 
-* push: every active node pushes, in slot order, along its admissible arcs (residual > 0 and ``h[v] == h[w] + 1``;
-  the sink arc first when ``h[v] == 1``) until its excess runs out -- the amounts come from a prefix sum over its K
-  slots. The two ends of an arc are never both admissible, so all pushes of a round are applied at once;
+* push: every active node pushes, in arc order, along its admissible arcs (residual > 0 and ``h[v] == h[w] + 1``;
+  the sink arc first when ``h[v] == 1``) until its excess runs out -- the amounts come from a prefix sum over its
+  arcs. The two ends of an arc are never both admissible, so all pushes of a round are applied at once;
 * relabel: every node that was active and still has excess after its own pushes has no admissible arc left; it is
   relabelled to ``1 + min`` label over its residual arcs computed *after* the pushes of the round, which keeps the
   labelling valid (``h[v] <= h[w] + 1`` on every residual arc) although the nodes relabel simultaneously.
 
-Work is proportional to the active part of the graph: when few nodes are active, a round gathers just their rows
-(worklists of a few fixed sizes, chosen with ``lax.switch``), and the global relabel only revisits nodes whose
-sink arc is saturated (every other node with label < INF is at distance 1; a node with label INF never reaches t
-again while capacities only move in the warm-start direction, because labels are lower bounds on distances).
-All functions are pure and jit-able; integer dtypes (int32, or int64 under ``jax_enable_x64``) make cuts exact.
+Work follows the active part of the graph: a round (and a level of the breadth-first search) runs on the list of
+active nodes (the frontier, or the unvisited nodes) and their arcs -- "slots" of the smallest of a few static
+worklist sizes that holds them (:func:`worklist_tiers`, chosen with ``lax.switch``) -- and on all arcs only when
+they do not fit. The breadth-first search is direction-optimising (each level expands the frontier or lets the
+unvisited nodes look for it, whichever has fewer arcs). Every
+function is pure and jit-able; integer dtypes (int32, or int64 under ``jax_enable_x64``) make the cuts exact.
 """
 from __future__ import annotations
 
@@ -42,25 +43,25 @@ from pujax._compile import jit
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "FlowState",
-    "pad_graph",
-    "global_relabel",
-    "push_relabel_round",
-    "discharge",
-    "cold_state",
-    "min_cut",
-]
+__all__ = ["Arcs", "FlowState", "worklist_tiers", "push_relabel_round", "global_relabel", "discharge", "cold_state",
+           "min_cut"]
 
-_BFS_BUCKETS = (128, 512, 2048, 8192)
-_SMALL_GRAPH = 2048  # up to this many rows: dense rounds and dense BFS only (smaller program, faster compile)
-# up to this many rows: dense BFS and the two largest worklist sizes that fit (on an 8,192-row kNN graph the program
-# compiles in 1.5 s instead of 2.3 s and solves as fast; benchmarks/results/latency.md)
-_MEDIUM_GRAPH = 8192
+_SLOT_TIERS = tuple(1024 << i for i in range(12))  # arc slots of the worklists; a list holds at most slots / 4 nodes
+
+
+class Arcs(NamedTuple):
+    """A network in arc-list form (module docstring): int32 ``tail`` (non-decreasing), ``head``, ``rev`` of
+    length A, ``start`` of length N + 1, and the integer capacities ``cap`` (0 on padding arcs)."""
+
+    tail: jax.Array
+    head: jax.Array
+    rev: jax.Array
+    start: jax.Array
+    cap: jax.Array
 
 
 class FlowState(NamedTuple):
-    """Preflow state on ``n + 1`` rows: residuals ``r[n+1, K]``, sink residuals ``rt``, excess ``e``, labels ``h``."""
+    """Preflow on N node rows: arc residuals ``r[A]``, sink residuals ``rt``, excess ``e``, labels ``h``."""
 
     r: jax.Array
     rt: jax.Array
@@ -68,254 +69,199 @@ class FlowState(NamedTuple):
     h: jax.Array
 
 
-def pad_graph(nbr, rev, cap):
-    """Append the dummy row ``n`` to a neighbour list; return ``(nbr, rev_flat, cap)`` as used by this module."""
-    nbr = np.asarray(nbr)
-    n, K = nbr.shape
-    nbr_p = np.concatenate([nbr, np.full((1, K), n, nbr.dtype)]).astype(np.int32)
-    rev_p = np.concatenate([np.asarray(rev), np.arange(K)[None, :]]).astype(np.int64)
-    rev_flat = (nbr_p.astype(np.int64) * K + rev_p).astype(np.int32)
-    cap = np.asarray(cap)
-    cap_p = np.concatenate([cap, np.zeros((1, K), cap.dtype)])
-    return nbr_p, rev_flat, cap_p
+def worklist_tiers(n_rows: int, n_arcs: int) -> tuple[tuple[int, int], ...]:
+    """Static worklist sizes ``(nodes, arc slots)`` used for a network of ``n_rows`` nodes and ``n_arcs`` arcs: the
+    slot counts of ``_SLOT_TIERS`` of at most half the arcs (a list at least twice cheaper than a pass over all
+    arcs), each with room for a quarter as many nodes (at most ``n_rows``)."""
+    return tuple((min(p // 4, n_rows), p) for p in _SLOT_TIERS if p <= n_arcs // 2)
 
 
-def _prefix_before(a):
-    """Exclusive prefix sums along axis 1 by log2(K) shifted additions (XLA's cumsum is quadratic on CPU)."""
-    K = a.shape[1]
-    inc, shift = a, 1
-    while shift < K:
-        inc = inc + jnp.pad(inc, ((0, 0), (shift, 0)))[:, :K]
-        shift *= 2
-    return inc - a
+def _degrees(net: Arcs):
+    return net.start[1:] - net.start[:-1]
 
 
-def _push_amounts(r_rows, hn, h_rows, e_rows, rt_rows, active):
-    """Pushes of a set of rows: sink push ``dt`` and per-slot pushes ``d`` (see module docstring)."""
-    zero = jnp.zeros((), r_rows.dtype)
-    dt = jnp.where(active & (h_rows == 1), jnp.minimum(e_rows, rt_rows), zero)
-    e1 = e_rows - dt
-    adm = active[:, None] & (r_rows > 0) & (hn == (h_rows - 1)[:, None])
-    a = jnp.where(adm, r_rows, zero)
-    d = jnp.clip(e1[:, None] - _prefix_before(a), zero, a)
-    return dt, d, e1 - d.sum(axis=1)
+def _seg_min(x, net: Arcs, inf):
+    """Minimum of ``x`` over the arcs of every node (``inf`` for a node without arcs)."""
+    m = jax.ops.segment_min(x, net.tail, net.start.shape[0] - 1, indices_are_sorted=True)
+    return jnp.minimum(m, inf)
 
 
-def _relabel_value(r_rows, hn, rt_rows, inf):
-    cand = jnp.where(r_rows > 0, hn, inf).min(axis=1) + 1
-    return jnp.minimum(jnp.where(rt_rows > 0, 1, cand), inf)
+def _list_degrees(net: Arcs, W):
+    """Arc counts of the nodes of a list (0 for the dummy node that pads it)."""
+    return jnp.where(W < net.start.shape[0] - 2, net.start[W + 1] - net.start[W], 0)
 
 
-def push_relabel_round(nbr, rev_flat, state: FlowState) -> FlowState:
-    """One synchronous push round then one synchronous relabel round over all nodes (dense form)."""
+def _slots(net: Arcs, W, P):
+    """Arc slots of the node list ``W`` (padded with the dummy node): ``(owner, arc, valid)`` for ``P`` slots --
+    slot p holds arc ``start[W[owner]] + p - offset[owner]``; slots past the last arc hold the last (padding) arc."""
+    deg = _list_degrees(net, W)
+    first = jnp.cumsum(deg) - deg
+    # owner of slot p: the last list node whose first slot is <= p (nodes without arcs share the next one's)
+    owner = jnp.cumsum(jnp.zeros((P,), jnp.int32).at[first].add(1, mode="drop")) - 1
+    p = jnp.arange(P, dtype=jnp.int32)
+    valid = p < first[-1] + deg[-1]
+    arc = jnp.where(valid, net.start[W[owner]] + p - first[owner], net.tail.shape[0] - 1)
+    return owner, arc, valid
+
+
+def _pushes(a, e1, tail_of, first, count):
+    """Pushes of the arcs of a set of nodes, in arc order: ``a`` are the admissible residuals (0 elsewhere), the
+    arcs of node v are ``first[v]:first[v] + count[v]`` and ``tail_of`` maps an arc to its node. Returns the
+    per-arc pushes ``d`` (prefix sums stop at the node's excess ``e1``) and the total pushed by each node."""
+    zero = jnp.zeros((), a.dtype)
+    C = jnp.concatenate([jnp.zeros((1,), a.dtype), jnp.cumsum(a)])
+    base = C[first]
+    d = jnp.clip(e1[tail_of] - (C[:-1] - base[tail_of]), zero, a)
+    return d, jnp.minimum(e1, C[first + count] - base)
+
+
+def push_relabel_round(net: Arcs, state: FlowState) -> FlowState:
+    """One synchronous push round then one synchronous relabel round over all arcs."""
     r, rt, e, h = state
-    inf = nbr.shape[0]
-    hn = h[nbr]
+    inf = h.shape[0]
+    zero = jnp.zeros((), r.dtype)
     active = (e > 0) & (h < inf)
-    dt, d, e_own = _push_amounts(r, hn, h, e, rt, active)
-    inc = d.reshape(-1)[rev_flat]
-    r = r - d + inc
-    rt = rt - dt
-    h = jnp.where(active & (e_own > 0), _relabel_value(r, hn, rt, inf), h)
-    return FlowState(r, rt, e_own + inc.sum(axis=1), h)
+    dt = jnp.where(active & (h == 1), jnp.minimum(e, rt), zero)
+    e1 = e - dt
+    hw = h[net.head]
+    a = jnp.where(active[net.tail] & (r > 0) & (hw == h[net.tail] - 1), r, zero)
+    d, pushed = _pushes(a, e1, net.tail, net.start[:-1], _degrees(net))
+    r = r - d + d[net.rev]
+    e_own = e1 - pushed
+    cand = _seg_min(jnp.where(r > 0, hw, inf), net, inf) + 1
+    h = jnp.where(active & (e_own > 0), jnp.minimum(jnp.where(rt - dt > 0, 1, cand), inf), h)
+    return FlowState(r, rt - dt, e_own + jax.ops.segment_sum(d, net.head, inf), h)
 
 
-def _round_rows(nbr, rev_flat, state: FlowState, W) -> FlowState:
-    """The same round restricted to the rows ``W`` (the active nodes, padded with the dummy row)."""
+def _worklist_round(net: Arcs, state: FlowState, W, P) -> FlowState:
+    """The round restricted to the nodes ``W`` (all active ones, padded with the dummy node) and their arc slots."""
     r, rt, e, h = state
-    inf, K = nbr.shape
+    inf = h.shape[0]
+    zero = jnp.zeros((), r.dtype)
+    owner, arc, valid = _slots(net, W, P)
     hW, eW, rtW = h[W], e[W], rt[W]
-    active = (eW > 0) & (hW < inf)
-    nb = nbr[W]
-    hn = h[nb]
-    dt, d, e_own = _push_amounts(r[W], hn, hW, eW, rtW, active)
-    r = r.at[W].add(-d)
-    r = r.reshape(-1).at[rev_flat[W].reshape(-1)].add(d.reshape(-1)).reshape(inf, K)
-    rt = rt.at[W].add(-dt)
-    e = e.at[W].add(e_own - eW).at[nb.reshape(-1)].add(d.reshape(-1))
-    hnew = jnp.where(active & (e_own > 0), _relabel_value(r[W], hn, rtW - dt, inf), hW)
-    return FlowState(r, rt, e, h.at[W].set(hnew))
+    activeW = (eW > 0) & (hW < inf)
+    dt = jnp.where(activeW & (hW == 1), jnp.minimum(eW, rtW), zero)
+    e1 = eW - dt
+    w = net.head[arc]
+    hw = h[w]
+    r_arc = jnp.where(valid, r[arc], zero)
+    deg = _list_degrees(net, W)
+    a = jnp.where(activeW[owner] & (r_arc > 0) & (hw == hW[owner] - 1), r_arc, zero)
+    d, pushed = _pushes(a, e1, owner, jnp.cumsum(deg) - deg, deg)
+    r = r.at[arc].add(-d).at[net.rev[arc]].add(d)
+    e = e.at[W].add(-dt - pushed).at[w].add(d)
+    e_own = e1 - pushed
+    cand = jax.ops.segment_min(jnp.where(valid & (r[arc] > 0), hw, inf), owner, W.shape[0], indices_are_sorted=True)
+    newh = jnp.minimum(jnp.where(rtW - dt > 0, 1, jnp.minimum(cand, inf) + 1), inf)
+    return FlowState(r, rt.at[W].add(-dt), e, h.at[W].set(jnp.where(activeW & (e_own > 0), newh, hW)))
 
 
-def _active_mask(state: FlowState):
-    inf = state.h.shape[0]
-    return (state.e > 0) & (state.h < inf)
+def _dispatch(net: Arcs, mask, on_list, on_all, operand):
+    """``on_list(operand, W, P)`` for the nodes of ``mask`` when they and their arcs fit a worklist tier (the
+    smallest that does), else ``on_all(operand)``."""
+    inf = mask.shape[0]
+    tiers = worklist_tiers(inf, net.tail.shape[0])
+    if not tiers:
+        return on_all(operand)
+    count = mask.sum()
+    arcs = jnp.where(mask, _degrees(net), 0).sum()
+    pick = jnp.int32(len(tiers))
+    for t in range(len(tiers) - 1, -1, -1):
+        M, P = tiers[t]
+        pick = jnp.where((count <= M) & (arcs <= P), t, pick)
+
+    def branch(M, P):
+        def run(op):
+            W = jnp.nonzero(mask, size=M, fill_value=inf - 1)[0].astype(jnp.int32)
+            return on_list(op, W, P)
+        return run
+
+    return lax.switch(pick, [branch(M, P) for M, P in tiers] + [on_all], operand)
 
 
-def _hash_slots(v, T):
-    """Multiplicative hash of node ids into ``[0, T)`` (T a power of two)."""
-    x = v.astype(jnp.uint32) * jnp.uint32(2654435761)
-    return (x >> jnp.uint32(32 - int(np.log2(T)))).astype(jnp.int32)
+def _round(net: Arcs, state: FlowState, batched: bool = False) -> FlowState:
+    """One round on the active nodes (worklist tiers; all arcs when ``batched``: inside ``vmap`` a switch would run
+    every branch)."""
+    if batched:
+        return push_relabel_round(net, state)
+    return _dispatch(net, _active(state), lambda s, W, P: _worklist_round(net, s, W, P),
+                     lambda s: push_relabel_round(net, s), state)
 
 
-def _next_worklist(state: FlowState, cand, M, T):
-    """Active nodes among ``cand`` (duplicates allowed), deduplicated through a hash table of size T and compacted
-    to at most M rows. Nodes lost to collisions or overflow stay active and are found by the next full scan."""
-    inf = state.h.shape[0]
-    act = (state.e[cand] > 0) & (state.h[cand] < inf) & (cand < inf - 1)
-    table = jnp.full((T,), inf - 1, jnp.int32).at[jnp.where(act, _hash_slots(cand, T), T)].set(cand, mode="drop")
-    valid = table < inf - 1
-    W = table[jnp.nonzero(valid, size=M, fill_value=0)[0]]
-    count = jnp.minimum(valid.sum(), M)
-    return jnp.where(jnp.arange(M) < count, W, inf - 1), count
-
-
-def _sparse_rounds(nbr, rev_flat, state: FlowState, it, R, W, cw, M, T, lower):
-    """Rounds on worklists of at most M active rows (``W`` padded with the dummy row, ``cw`` valid entries), each
-    grown from the receivers of the previous round's pushes; runs while ``lower < cw <= M``."""
-
-    def cond(c):
-        _, it, _, cw = c
-        return (it < R) & (cw > lower) & (cw <= M)
-
-    def body(c):
-        s, it, W, _ = c
-        s2 = _round_rows(nbr, rev_flat, s, W)
-        cand = jnp.concatenate([W, nbr[W].reshape(-1)])
-        W2, cw2 = _next_worklist(s2, cand, M, T)
-        return s2, it + 1, W2, cw2
-
-    return lax.while_loop(cond, body, (state, it, W[:M], cw))
-
-
-def _dense_rounds(nbr, rev_flat, state: FlowState, it, R, lower):
-    def cond(c):
-        s, it = c
-        return (it < R) & (_active_mask(s).sum() > lower)
-
-    def body(c):
-        s, it = c
-        return push_relabel_round(nbr, rev_flat, s), it + 1
-
-    return lax.while_loop(cond, body, (state, it))
-
-
-_ROUND_MODES = ((64, 512), (256, 2048), (1024, 8192))  # (worklist rows, hash-table size)
-
-
-def _run_rounds(nbr, rev_flat, state: FlowState, R):
-    """Up to R push/relabel rounds: dense while many nodes are active, then worklists of 1024, 256 and 64 rows (those
-    of at most an eighth of the rows; the two largest of them up to ``_MEDIUM_GRAPH`` rows)."""
-    inf = nbr.shape[0]
-    modes = [m for m in _ROUND_MODES if m[0] <= inf // 8] if inf > _SMALL_GRAPH else []
-    if inf <= _MEDIUM_GRAPH:
-        modes = modes[-2:]
-    top = modes[-1][0] if modes else 0
-    if not modes:  # small graph: dense rounds only (one loop)
-        return _dense_rounds(nbr, rev_flat, state, jnp.int32(0), R, 0)[0]
-
-    def cond(c):
-        s, it = c
-        return (it < R) & _any_active(s)
-
-    def body(c):
-        s, it = c
-        s, it = _dense_rounds(nbr, rev_flat, s, it, R, top)
-        if not modes:
-            return s, it
-        mask = _active_mask(s)
-        cw = mask.sum()
-        W = jnp.nonzero(mask, size=top, fill_value=inf - 1)[0].astype(jnp.int32)
-        sizes = [0] + [m[0] for m in modes]
-        for k in range(len(modes) - 1, -1, -1):
-            M, T = modes[k]
-            s, it, W, cw = _sparse_rounds(nbr, rev_flat, s, it, R, W, cw, M, T, sizes[k])
-        return s, it
-
-    s, _ = lax.while_loop(cond, body, (state, jnp.int32(0)))
-    return s
-
-
-def global_relabel(nbr, r, rt, h=None):
-    """Exact distance labels to ``t`` in the residual graph by breadth-first search (dense frontier expansion).
+def global_relabel(net: Arcs, r, rt, h=None, batched: bool = False):
+    """Exact distance labels to ``t`` in the residual graph by breadth-first search from ``t``.
 
     ``h[v] = 1`` when the sink arc of v has residual capacity, ``l + 1`` when v has a residual arc to a node at
-    distance l, and ``INF = n + 1`` when v cannot reach t. When the current labels ``h`` are given, nodes with
-    ``h == INF`` are kept at INF (valid labels are lower bounds on distances).
+    distance l, and ``INF = N`` when v cannot reach t. When the current labels ``h`` are given, nodes with
+    ``h == INF`` are kept at INF (valid labels are lower bounds on distances). Each level either expands the
+    frontier (the nodes at distance l) along the reverse arcs of residual arcs, or lets every unvisited node look
+    for a residual arc into the frontier, whichever touches fewer arcs (direction-optimising search).
     """
-    inf = nbr.shape[0]
+    inf = rt.shape[0]
     ok = jnp.ones((inf,), bool) if h is None else (h < inf)
+    ok = ok.at[inf - 1].set(False)
     dist = jnp.where((rt > 0) & ok, 1, inf).astype(jnp.int32)
-    has = (r > 0) & ok[:, None]
 
-    def cond(c):
-        return c[2]
+    def reached(nodes, hit, dist):
+        marked = jnp.zeros((inf,), bool).at[jnp.where(hit, nodes, inf - 1)].set(True)
+        return marked & ok & (dist == inf)
+
+    def on_all(c):
+        level, F, dist, pull = c
+        hit = jnp.where(pull, (r > 0) & (dist[net.head] == level), F[net.tail] & (r[net.rev] > 0))
+        return reached(jnp.where(pull, net.tail, net.head), hit, dist)
+
+    def on_list(c, W, P):
+        level, _, dist, pull = c
+        owner, arc, valid = _slots(net, W, P)
+        w = net.head[arc]
+        hit = valid & jnp.where(pull, (r[arc] > 0) & (dist[w] == level), r[net.rev[arc]] > 0)
+        return reached(jnp.where(pull, W[owner], w), hit, dist)
 
     def body(c):
-        level, dist, _ = c
-        reach = jnp.any(has & (dist[nbr] == level), axis=1) & (dist == inf)
-        return level + 1, jnp.where(reach, level + 1, dist), jnp.any(reach)
+        level, F, dist = c
+        unvisited = ok & (dist == inf)
+        deg = _degrees(net)
+        pull = jnp.where(unvisited, deg, 0).sum() < jnp.where(F, deg, 0).sum()
+        op = (level, F, dist, pull)
+        new = on_all(op) if batched else _dispatch(net, jnp.where(pull, unvisited, F), on_list, on_all, op)
+        return level + 1, new, jnp.where(new, level + 1, dist)
 
-    _, dist, _ = lax.while_loop(cond, body, (jnp.int32(1), dist, jnp.any(dist == 1)))
+    _, _, dist = lax.while_loop(lambda c: jnp.any(c[1]), body, (jnp.int32(1), dist == 1, dist))
     return dist
 
 
-def _adaptive_relabel(nbr, state: FlowState) -> FlowState:
-    """Global relabel revisiting only the nodes whose sink arc is saturated (``Z``); every other node with a label
-    below INF is at distance 1. ``Z`` is listed once and relaxed Bellman-Ford style on its rows (a worklist of the
-    smallest size in ``_BFS_BUCKETS`` that holds it); when it is larger, or the graph has at most ``_MEDIUM_GRAPH``
-    rows, a dense breadth-first search is used."""
-    inf = nbr.shape[0]
-    r, rt, h = state.r, state.rt, state.h
-    zmask = (rt <= 0) & (h < inf)
-    zmask = zmask.at[inf - 1].set(False)
-    count = zmask.sum()
-    buckets = tuple(b for b in _BFS_BUCKETS if b <= inf // 4) if inf > _MEDIUM_GRAPH else ()
-    dist = jnp.where((rt > 0) & (h < inf), 1, inf).astype(jnp.int32)
-    if buckets:
-        Zall = jnp.nonzero(zmask, size=buckets[-1], fill_value=inf - 1)[0].astype(jnp.int32)
-    lo = 0
-    for b in buckets:
-        selected = (count > lo) & (count <= b)
-
-        def cond(c):
-            return c[1]
-
-        def body(c, b=b):
-            dist, _ = c
-            Z = Zall[:b]
-            dZ = dist[Z]
-            nd = jnp.where(r[Z] > 0, dist[nbr[Z]], inf).min(axis=1) + 1
-            new = jnp.minimum(nd, inf)
-            return dist.at[Z].set(jnp.minimum(dZ, new)), jnp.any(new < dZ)
-
-        dist, _ = lax.while_loop(cond, body, (dist, selected))
-        lo = b
-
-    def dcond(c):
-        return c[2]
-
-    def dbody(c):
-        level, dist, _ = c
-        has = (r > 0) & (h < inf)[:, None]
-        reach = jnp.any(has & (dist[nbr] == level), axis=1) & (dist == inf)
-        return level + 1, jnp.where(reach, level + 1, dist), jnp.any(reach)
-
-    _, dist, _ = lax.while_loop(dcond, dbody, (jnp.int32(1), dist, count > lo))
-    return state._replace(h=dist)
+def _active(state: FlowState):
+    return (state.e > 0) & (state.h < state.h.shape[0])
 
 
 def _any_active(state: FlowState):
-    inf = state.h.shape[0]
-    return jnp.any((state.e > 0) & (state.h < inf))
+    return jnp.any(_active(state))
 
 
-def discharge(nbr, rev_flat, state: FlowState, rounds_per_relabel: int = 8, force=True) -> FlowState:
+def discharge(net: Arcs, state: FlowState, rounds_per_relabel: int = 8, force=True, batched: bool = False
+              ) -> FlowState:
     """Push/relabel until no node is active: a global relabel, then blocks of up to ``rounds_per_relabel`` rounds,
     each followed by a global relabel, so that on return ``h`` are exact distances and ``h == INF`` marks the maximal
     minimum-cut source set.
 
     ``state.h`` must be a valid labelling (all zeros is one: a cold start). ``force`` runs the global relabel even
-    when no node is active, e.g. after a sink arc was cut. Nodes with label INF are treated as
-    unable to reach t (true for valid labels)."""
+    when no node is active, e.g. after a sink arc was cut. Nodes with label INF are treated as unable to reach t
+    (true for valid labels). ``batched``: all rounds over all arcs (for ``vmap``)."""
     R = int(rounds_per_relabel)
+
+    def rounds(s):
+        def cond(c):
+            return (c[1] < R) & _any_active(c[0])
+
+        return lax.while_loop(cond, lambda c: (_round(net, c[0], batched), c[1] + 1), (s, jnp.int32(0)))[0]
 
     def body(c):  # a global relabel, then (while a node is active) a block of rounds
         s, _ = c
-        s = _adaptive_relabel(nbr, s)
+        s = s._replace(h=global_relabel(net, s.r, s.rt, s.h, batched))
         active = _any_active(s)
-        s = lax.cond(active, lambda s: _run_rounds(nbr, rev_flat, s, R), lambda s: s, s)
-        return s, active
+        return lax.cond(active, rounds, lambda s: s, s), active
 
     # one call site of the global relabel keeps the compiled program small; it ends on a relabel that finds no
     # active node, so the labels are exact on return
@@ -324,28 +270,36 @@ def discharge(nbr, rev_flat, state: FlowState, rounds_per_relabel: int = 8, forc
 
 
 def cold_state(cap, source_cap, sink_cap) -> FlowState:
-    """Zero flow on internal and sink arcs, source arcs saturated (their capacity becomes excess); labels 0 (valid:
-    ``h[v] <= h[w] + 1`` holds trivially; the first global relabel makes them exact)."""
-    rows = cap.shape[0]
-    return FlowState(cap, sink_cap, source_cap, jnp.zeros((rows,), jnp.int32))
+    """Zero flow on internal arcs, source arcs saturated (their capacity becomes excess) and ``min(c(s, v),
+    c(v, t))`` sent straight on to t; labels 0 (valid: ``h[v] <= h[w] + 1`` holds trivially; the first global
+    relabel makes them exact)."""
+    direct = jnp.minimum(source_cap, sink_cap)
+    return FlowState(cap, sink_cap - direct, source_cap - direct, jnp.zeros(source_cap.shape, jnp.int32))
 
 
-def min_cut(nbr: ArrayLike, rev: ArrayLike, cap: ArrayLike, source_cap: ArrayLike, sink_cap: ArrayLike,
-            rounds_per_relabel: int = 8) -> tuple[jax.Array, jax.Array]:
-    """Maximal minimum-cut source set and flow value of one network with integer capacities (jit-able).
+@jit("kernel")
+def _min_cut_program(net: Arcs, source_cap, sink_cap):
+    s = discharge(net, cold_state(net.cap, source_cap, sink_cap), 8, True)
+    inf = s.h.shape[0]
+    return s.h >= inf, jnp.sum(sink_cap - s.rt)
 
-    ``nbr, rev, cap``: padded neighbour list ``[n, K]`` (as built by :func:`pujax.graph.knn.neighbor_lists`, with
-    integer ``cap``); ``source_cap, sink_cap``: integer arrays ``[n]``. Returns ``(source_side bool[n],
-    flow_value)``; the flow value is the minimum cut capacity.
+
+def min_cut(i: ArrayLike, j: ArrayLike, w: ArrayLike, source_cap: ArrayLike, sink_cap: ArrayLike
+            ) -> tuple[np.ndarray, int]:
+    """Maximal minimum-cut source set and flow value of one network with integer capacities.
+
+    ``i, j, w``: undirected edges ``(i[e], j[e])`` with integer capacities ``w[e] >= 0`` (parallel edges add up,
+    self-loops are dropped); ``source_cap, sink_cap``: integer capacities of the arcs (s, v) and (v, t), length n.
+    Returns ``(source_side bool[n], flow_value)``; the flow value is the minimum cut capacity. Capacities must sum to
+    less than 2^31 (int32 arithmetic) unless ``jax_enable_x64`` is on.
     """
-    nbr_p, rev_flat, cap_p = pad_graph(nbr, rev, cap)
-    n = nbr_p.shape[0] - 1
-    zero = jnp.zeros((1,), jnp.asarray(source_cap).dtype)
-    cs = jnp.concatenate([jnp.asarray(source_cap), zero])
-    ct = jnp.concatenate([jnp.asarray(sink_cap), zero])
-    s = _discharge_jit(jnp.asarray(nbr_p), jnp.asarray(rev_flat), cold_state(jnp.asarray(cap_p), cs, ct),
-                       int(rounds_per_relabel), True)
-    return s.h[:n] >= n + 1, jnp.sum(ct - s.rt)
+    from pujax.graph.network import edge_arcs
 
-
-_discharge_jit = jit("kernel", discharge, static_argnums=(3,))
+    cs = np.asarray(source_cap).reshape(-1)
+    n = cs.size
+    dtype = np.int64 if jax.config.jax_enable_x64 else np.int32
+    net, n_rows = edge_arcs(i, j, np.asarray(w, np.float64), n, scale=1.0, dtype=dtype)
+    pad = np.zeros(n_rows - n, dtype)
+    side, value = _min_cut_program(net, np.concatenate([cs.astype(dtype), pad]),
+                                   np.concatenate([np.asarray(sink_cap).reshape(-1).astype(dtype), pad]))
+    return np.asarray(side)[:n], int(value)

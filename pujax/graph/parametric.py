@@ -54,18 +54,16 @@ from jax.sharding import PartitionSpec
 
 from pujax._compile import jit
 from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
-from pujax.graph.knn import neighbor_lists
-from pujax.graph.maxflow import FlowState, cold_state, discharge, pad_graph
+from pujax.graph.maxflow import Arcs, FlowState, cold_state, discharge
+from pujax.graph.network import MAX_SCALE, MIN_SCALE, edge_arcs, merge_edges, round_up_size
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from pujax._typing import DevicesLike
 
-__all__ = ["parametric_min_cut", "ParametricCut", "choose_scale", "integer_capacities"]
-
-_MIN_SCALE = 2**10
-_MAX_SCALE = 2**24
+__all__ = ["parametric_min_cut", "ParametricCut", "choose_scale", "integer_capacities", "bisect_lanes",
+           "sweep_counts", "lane_layout"]
 
 
 class ParametricCut(NamedTuple):
@@ -98,19 +96,11 @@ def _as_pair(cap, n, name):
     return a, b
 
 
-def _round_up_size(m: int) -> int:
-    """Smallest size >= m of the form 2^k or 3 * 2^(k-1) (at least 16)."""
-    size = 16
-    while size < m:
-        size = size * 3 // 2 if (size & (size - 1)) == 0 else size * 4 // 3
-    return size
-
-
 def choose_scale(total: float, n_terms: int, int_bits: int = 31) -> float:
     """Largest power of two ``<= 2^24`` with ``(total + n_terms + 1) * scale < 2^int_bits`` (0 if none)."""
     limit = float(2**int_bits - 1)
     if total <= 0:
-        return float(_MAX_SCALE)
+        return float(MAX_SCALE)
     e = int(np.floor(np.log2(limit / (total + 1.0))))
     scale = 2.0 ** min(e, 24)
     while scale >= 1 and (total * scale + n_terms + 1) >= limit:
@@ -124,10 +114,14 @@ def integer_capacities(A, B, lam, int_dtype):
     return jnp.maximum(v, 0).astype(int_dtype)
 
 
-def _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lams, cold_every, R):
+def _segsum(x, net: Arcs):
+    return jax.ops.segment_sum(x, net.tail, net.start.shape[0] - 1, indices_are_sorted=True)
+
+
+def _sweep_lane(net: Arcs, As, Bs, At, Bt, lams, cold_every, R, batched):
     """Solve one lane: lambdas in warm-start order, cold start at the first one (or at every one)."""
-    inf = nbr.shape[0]  # n + 1 rows: the last one is the inert dummy node
-    int_dtype = cap.dtype
+    inf = As.shape[0]  # N rows: the last one is the inert dummy node
+    int_dtype = net.cap.dtype
 
     def step(carry, x):
         state, cs_old, ct_old = carry
@@ -142,30 +136,28 @@ def _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lams, cold_every, R):
         rt_warm = ct - ft_new
         cut_arc = jnp.any((rt_warm == 0) & (state.rt > 0))
         warm = FlowState(state.r, rt_warm, e_warm, state.h)
-        cold_s = cold_state(cap, cs, ct)
-        s0 = jax.tree.map(lambda a, b: jnp.where(cold, a, b), cold_s, warm)
+        s0 = jax.tree.map(lambda a, b: jnp.where(cold, a, b), cold_state(net.cap, cs, ct), warm)
         # labels stay valid under the warm update; a block of rounds + global relabel runs when a node became
         # active, and is forced on a cold start or when a sink arc was cut (reachability of t may have changed)
-        s1 = discharge(nbr, rev_flat, s0, R, force=cold | cut_arc)
-        out = (s1.h[:-1] >= inf, jnp.sum(ct - s1.rt))
-        return (s1, cs, ct), out
+        s1 = discharge(net, s0, R, force=cold | cut_arc, batched=batched)
+        return (s1, cs, ct), (s1.h >= inf, jnp.sum(ct - s1.rt))
 
     zeros_i = jnp.zeros((inf,), int_dtype)
-    init = (FlowState(cap, zeros_i, zeros_i, jnp.full((inf,), inf, jnp.int32)), zeros_i, zeros_i)
+    init = (FlowState(net.cap, zeros_i, zeros_i, jnp.full((inf,), inf, jnp.int32)), zeros_i, zeros_i)
     firsts = jnp.arange(lams.shape[0]) == 0
     _, (sides, values) = lax.scan(step, init, (lams, firsts))
     return sides, values
 
 
 def _lanes(fn, args, lanes, mesh):
-    """``fn(*args, lane)`` for every row of ``lanes``: vmapped on one device, or the rows split across the devices
-    of ``mesh`` (each device vmaps over its own rows; every lane is the same program, so results do not depend on
-    the number of devices)."""
+    """``fn(*args, lane, batched)`` for every row of ``lanes``: vmapped on one device, or the rows split across the
+    devices of ``mesh`` (each device vmaps over its own rows; every lane is the same program, so results do not
+    depend on the number of devices)."""
     def local(*a):
         *rest, lane_rows = a
-        if lane_rows.shape[0] == 1:  # one lane here: no vmap (a batched while loop is a larger, slower program)
-            return jax.tree.map(lambda x: x[None], fn(*rest, lane_rows[0]))
-        return jax.vmap(lambda lane: fn(*rest, lane))(lane_rows)
+        if lane_rows.shape[0] == 1:  # one lane here: no vmap (worklist rounds need a scalar switch)
+            return jax.tree.map(lambda x: x[None], fn(*rest, lane_rows[0], False))
+        return jax.vmap(lambda lane: fn(*rest, lane, True))(lane_rows)
 
     if mesh is None:
         return local(*args, lanes)
@@ -175,30 +167,41 @@ def _lanes(fn, args, lanes, mesh):
 
 
 @partial(jit, "kernel", static_argnames=("rounds_per_relabel", "mesh"))
-def _sweep(nbr, rev_flat, cap, As, Bs, At, Bt, lam_chunks, cold_every, rounds_per_relabel, mesh):
-    def one(nbr, rev_flat, cap, As, Bs, At, Bt, cold_every, lane):
-        return _sweep_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lane, cold_every, rounds_per_relabel)
+def _sweep(net, As, Bs, At, Bt, lam_chunks, cold_every, rounds_per_relabel, mesh):
+    def one(net, As, Bs, At, Bt, cold_every, lane, batched):
+        return _sweep_lane(net, As, Bs, At, Bt, lane, cold_every, rounds_per_relabel, batched)
 
-    return _lanes(one, (nbr, rev_flat, cap, As, Bs, At, Bt, cold_every), lam_chunks, mesh)
+    return _lanes(one, (net, As, Bs, At, Bt, cold_every), lam_chunks, mesh)
 
 
-def _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, carry, R):
+def sweep_counts(net: Arcs, As, Bs, At, Bt, lam_chunks, rounds_per_relabel: int = 8, mesh=None):
+    """The warm-started sweep over the lanes ``lam_chunks`` (each in warm-start order: source capacities rise and
+    sink capacities fall along it), counted like :func:`bisect_lanes`: the number of lambdas at which each node is
+    on the source side. Jit-able."""
+    def one(net, As, Bs, At, Bt, lane, batched):
+        return _sweep_lane(net, As, Bs, At, Bt, lane, jnp.bool_(False), rounds_per_relabel, batched)[0]
+
+    sides = _lanes(one, (net, As, Bs, At, Bt), lam_chunks, mesh)
+    return sides.sum(axis=(0, 1), dtype=jnp.int32)
+
+
+def _bisect_level(net: Arcs, As, Bs, At, Bt, mus, carry, R, batched):
     """One level of the parallel bisection (module docstring): every undecided node v is tested at
     ``m = (lo + hi) // 2``; returns the updated carry ``(lo, hi, state, cs_used, ct_used, m_used)``."""
     lo, hi, s, cs_used, ct_used, m_used = carry
-    inf = nbr.shape[0]
-    dt = cap.dtype
+    inf = As.shape[0]
+    dt = net.cap.dtype
     zero = jnp.zeros((), dt)
     last = mus.shape[0] - 1
     free = lo < hi
     m = (lo + hi) // 2
     cs0 = integer_capacities(As, Bs, mus[jnp.minimum(m, last)], dt)
     ct0 = integer_capacities(At, Bt, mus[jnp.minimum(m, last)], dt)
-    above = lo[nbr] > m[:, None]  # neighbour known to be on the source side at mus[m]
-    below = hi[nbr] <= m[:, None]  # ... known to be on the sink side
-    internal = free[:, None] & ~above & ~below  # same interval (both undecided)
-    cs = jnp.where(free, cs0 + jnp.where(above, cap, zero).sum(axis=1), zero)
-    ct = jnp.where(free, ct0 + jnp.where(below, cap, zero).sum(axis=1), zero)
+    above = lo[net.head] > m[net.tail]  # neighbour known to be on the source side at mus[m]
+    below = hi[net.head] <= m[net.tail]  # ... known to be on the sink side
+    internal = free[net.tail] & ~above & ~below  # same interval (both undecided)
+    cs = jnp.where(free, cs0 + _segsum(jnp.where(above, net.cap, zero), net), zero)
+    ct = jnp.where(free, ct0 + _segsum(jnp.where(below, net.cap, zero), net), zero)
     # warm: nodes that were on the sink side at their previous test (m < m_used); their source arcs can only have
     # risen (an edge to the other half carried its full capacity and is now a saturated source arc) and their sink
     # arcs only fallen, so the preflow stays valid once the sink excess above the new capacity is given back
@@ -208,40 +211,48 @@ def _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, carry, R):
     ft_new = jnp.minimum(ft, ct)
     direct = jnp.minimum(cs, ct)  # cold start: send min(c(s,v), c(v,t)) straight to t
     st = FlowState(
-        jnp.where(internal, jnp.where(warm[:, None], s.r, cap), zero),
+        jnp.where(internal, jnp.where(warm[net.tail], s.r, net.cap), zero),
         jnp.where(warm, ct - ft_new, ct - direct),
         jnp.where(warm, s.e + (cs0 - cs0_old) + (ft - ft_new), cs - direct),
         jnp.zeros((inf,), jnp.int32),
     )
-    st = discharge(nbr, rev_flat, st, R, force=True)  # starts with an exact relabel (h = 0: none unreachable)
+    st = discharge(net, st, R, force=True, batched=batched)  # starts with an exact relabel (h = 0: none unreachable)
     in_s = st.h >= inf
     return (jnp.where(free & in_s, m + 1, lo), jnp.where(free & ~in_s, m, hi), st, cs, ct,
             jnp.where(free, m, m_used))
 
 
-def _bisect_lane(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, R):
-    """``t(v)`` on one lane (a contiguous part ``mus`` of the lambda list, see the module docstring); rows
-    ``>= n_real`` (padding) are decided at once."""
-    inf = nbr.shape[0]
+def _bisect_lane(net: Arcs, As, Bs, At, Bt, mus, free, R, batched):
+    """``t(v)`` on one lane (a contiguous part ``mus`` of the lambda list, see the module docstring); rows that are
+    not ``free`` (padding, nodes without arcs or capacities) are decided at once (``t = 0``)."""
+    inf = As.shape[0]
     L = mus.shape[0]
-    rows = jnp.arange(inf)
-    lo = jnp.where(rows < n_real, 0, L).astype(jnp.int32)
+    lo = jnp.where(free, 0, L).astype(jnp.int32)
     hi = jnp.full((inf,), L, jnp.int32)
-    zi = jnp.zeros((inf,), cap.dtype)
-    carry = (lo, hi, FlowState(cap, zi, zi, jnp.zeros((inf,), jnp.int32)), zi, zi, jnp.full((inf,), -1, jnp.int32))
+    zi = jnp.zeros((inf,), net.cap.dtype)
+    carry = (lo, hi, FlowState(net.cap, zi, zi, jnp.zeros((inf,), jnp.int32)), zi, zi,
+             jnp.full((inf,), -1, jnp.int32))
     carry = lax.while_loop(lambda c: jnp.any(c[0] < c[1]),
-                           lambda c: _bisect_level(nbr, rev_flat, cap, As, Bs, At, Bt, mus, c, R), carry)
-    return jnp.where(rows < n_real, carry[0], 0)
+                           lambda c: _bisect_level(net, As, Bs, At, Bt, mus, c, R, batched), carry)
+    return jnp.where(free, carry[0], 0)
+
+
+def bisect_lanes(net: Arcs, As, Bs, At, Bt, mus, free, rounds_per_relabel: int = 8, mesh=None):
+    """``t(v)`` summed over the lanes (rows of ``mus``, each a contiguous part of the lambda list ordered so that
+    the source sets shrink along it) -- by nestedness, the number of lambdas of the whole list at which v is on the
+    source side. ``As, Bs, At, Bt``: float fixed-point coefficients of the source and sink arcs (length N, 0 on the
+    dummy row); ``free``: bool (N,), the nodes to decide (the others get 0). Jit-able (called inside
+    :func:`_bisect` and the 2-HNC stage program)."""
+    def one(net, As, Bs, At, Bt, free, lane, batched):
+        return _bisect_lane(net, As, Bs, At, Bt, lane, free, rounds_per_relabel, batched)
+
+    return _lanes(one, (net, As, Bs, At, Bt, free), mus, mesh).sum(axis=0)
 
 
 @partial(jit, "kernel", static_argnames=("rounds_per_relabel", "mesh"))
-def _bisect(nbr, rev_flat, cap, As, Bs, At, Bt, mus, n_real, rounds_per_relabel, mesh):
-    """``t(v)`` summed over the lanes (rows of ``mus``) -- by nestedness, the number of lambdas of the whole list at
-    which v is on the source side -- and the terminal parts of the nested cuts (:func:`_terminal_cut_parts`)."""
-    def one(nbr, rev_flat, cap, As, Bs, At, Bt, n_real, lane):
-        return _bisect_lane(nbr, rev_flat, cap, As, Bs, At, Bt, lane, n_real, rounds_per_relabel)
-
-    t = _lanes(one, (nbr, rev_flat, cap, As, Bs, At, Bt, n_real), mus, mesh).sum(axis=0)
+def _bisect(net, As, Bs, At, Bt, mus, n_real, rounds_per_relabel, mesh):
+    """:func:`bisect_lanes` and the terminal parts of the nested cuts (:func:`_terminal_cut_parts`)."""
+    t = bisect_lanes(net, As, Bs, At, Bt, mus, jnp.arange(As.shape[0]) < n_real, rounds_per_relabel, mesh)
     return t, _terminal_cut_parts(As, Bs, At, Bt, mus.reshape(-1), t)
 
 
@@ -257,17 +268,17 @@ def _terminal_cut_parts(As, Bs, At, Bt, mus, t):
     return lax.map(one, jnp.arange(mus.shape[0]))
 
 
-def _nested_cut_values(nbr, cap, t, terminal):
-    """Capacities of the nested cuts ``S_q = {t > q}``: ``terminal[q]`` plus the edges from S_q to its complement,
-    accumulated exactly (int64) with a difference array over q."""
+def _nested_cut_values(net: Arcs, t, terminal):
+    """Capacities of the nested cuts ``S_q = {t > q}``: ``terminal[q]`` plus the arcs from S_q to its complement,
+    accumulated exactly (int64) with a difference array over q (host arrays)."""
     L = terminal.shape[0]
     t = np.asarray(t, np.int64)
-    tv = np.broadcast_to(t[:, None], nbr.shape)
-    tu = t[nbr]
+    tv, tu = t[net.tail], t[net.head]
+    cap = np.asarray(net.cap, np.int64)
     cross = (tv > tu) & (cap > 0)
     diff = np.zeros(L + 1, np.int64)
-    np.add.at(diff, tu[cross], cap[cross].astype(np.int64))
-    np.add.at(diff, tv[cross], -cap[cross].astype(np.int64))
+    np.add.at(diff, tu[cross], cap[cross])
+    np.add.at(diff, tv[cross], -cap[cross])
     return np.asarray(terminal, np.int64) + np.cumsum(diff)[:L]
 
 
@@ -298,23 +309,12 @@ def _check_network(i, j, source_cap, sink_cap, lambdas, n_nodes, method, n_lanes
     return n, (a_s, b_s, a_t, b_t), lam
 
 
-def _padded_network(i, j, w, n, min_nodes, min_width):
-    """Neighbour lists padded to a few sizes (isolated nodes, zero-capacity slots) so that graphs of similar size
-    reuse one compiled program."""
-    n_pad = _round_up_size(max(n, int(min_nodes)) + 1) - 1
-    g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=int(min_width))
-    K_pad = _round_up_size(g.nbr.shape[1])
-    if K_pad > g.nbr.shape[1]:
-        g = neighbor_lists(i, j, w, n_pad, merge="sum", min_width=K_pad)
-    return g, n_pad
-
-
 def _fixed_point(total, n_terms, scale):
     """``(scale, integer dtype)`` of the fixed-point capacities (module docstring)."""
     x64 = bool(jax.config.jax_enable_x64)
     if scale is None:
         s32 = choose_scale(total, n_terms, 31)
-        if s32 >= _MIN_SCALE:
+        if s32 >= MIN_SCALE:
             return s32, jnp.int32
         if not x64:
             raise ValueError(
@@ -333,15 +333,15 @@ def _fixed_point(total, n_terms, scale):
     raise ValueError(f"scale={scale} overflows the integer range for capacities summing to {total:.4g}.")
 
 
-def _lane_layout(L, n_lanes, devices):
+def lane_layout(L: int, n_lanes: int, devices: DevicesLike):
     """``(mesh, P, C)``: P lanes of C lambdas (padded with the last lambda); P a multiple of the device count."""
     mesh = None
     if devices is not None and len(resolve_devices(devices)) > 1:
         mesh = device_mesh(devices)
     n_dev = 1 if mesh is None else mesh.size
-    P = padded_size(max(1, min(int(n_lanes), L), n_dev), n_dev)
+    P = padded_size(max(1, min(int(n_lanes), L)), n_dev)
     # lanes of 2^k - 1 or 3 * 2^(k-1) - 1 values: few compiled shapes (one lane of 501 lambdas: 9 levels)
-    C = _round_up_size(-(-L // P) + 1) - 1
+    C = round_up_size(-(-L // P) + 1) - 1
     return mesh, P, C
 
 
@@ -377,52 +377,52 @@ def parametric_min_cut(i: ArrayLike, j: ArrayLike, w: ArrayLike, source_cap: tup
     devices : None (the default device), an int, a list of ``jax.Device`` or a ``Mesh``
         (:func:`pujax.devices.resolve_devices`). The cuts are exact, so they do not depend on the lanes or devices.
     rounds_per_relabel : synchronous push/relabel rounds between two global relabels.
-    min_nodes, min_width : pad the network to at least this many nodes / neighbour slots (shapes are also rounded
-        up to a few sizes), so that several calls reuse one compiled program.
+    min_nodes, min_width : pad the network to at least this many nodes / this many arcs per node (shapes are also
+        rounded up to a few sizes), so that several calls reuse one compiled program.
     warm_start : reuse the preflow along lambda (only possible for a parametric flow graph); False = cold starts.
 
     Returns
     -------
     :class:`ParametricCut` ``(source_sets bool[L, n], first_change int[n], cut_values int[L], scale)``.
     """
+    w = np.asarray(w, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("edge weights w must be finite and non-negative.")
     n, (a_s, b_s, a_t, b_t), lam = _check_network(i, j, source_cap, sink_cap, lambdas, n_nodes, method, n_lanes)
     if int(rounds_per_relabel) < 1:
         raise ValueError(f"rounds_per_relabel={rounds_per_relabel} must be >= 1.")
-    g, n_pad = _padded_network(i, j, w, n, min_nodes, min_width)
-    a_s, b_s, a_t, b_t = (np.concatenate([v, np.zeros(n_pad - n)]) for v in (a_s, b_s, a_t, b_t))
     # direction of the warm start: source capacities rise, sink capacities fall
     up = np.all(b_s >= 0) and np.all(b_t <= 0)
     down = np.all(b_s <= 0) and np.all(b_t >= 0)
     cold_every = not (warm_start and (up or down))
     lo, hi = lam[0], lam[-1]
+    _, _, we = merge_edges(i, j, w, n)
     total = float(np.maximum(a_s + lo * b_s, a_s + hi * b_s).sum() + np.maximum(a_t + lo * b_t, a_t + hi * b_t).sum()
-                  + 2.0 * g.weight.sum())
-    scale, int_dtype = _fixed_point(total, 2 * n + int(np.count_nonzero(g.weight)), scale)
-    fdt = jnp.float64 if int_dtype == jnp.int64 else jnp.float32
-    nbr_p, rev_flat_p, cap_p = pad_graph(g.nbr, g.rev, np.floor(g.weight * scale))
-    # host arrays go straight into the jitted programs (no separate transfer or conversion programs)
-    net = (nbr_p, rev_flat_p, cap_p.astype(np.dtype(int_dtype)))
-    # fixed-point affine coefficients, with a zero for the dummy row
-    coef = tuple(np.append(v * scale, 0.0).astype(np.dtype(fdt)) for v in (a_s, b_s, a_t, b_t))
+                  + 4.0 * we.sum())
+    scale, int_dtype = _fixed_point(total, 2 * n + 2 * int(np.count_nonzero(we)), scale)
+    net, N = edge_arcs(i, j, w, n, scale=scale, dtype=np.dtype(int_dtype), min_nodes=min_nodes,
+                       min_width=min_width)
+    fdt = np.dtype(jnp.float64 if int_dtype == jnp.int64 else jnp.float32)
+    # fixed-point affine coefficients; zero on the padding rows and the dummy row
+    coef = tuple(np.concatenate([v * scale, np.zeros(N - n)]).astype(fdt) for v in (a_s, b_s, a_t, b_t))
     L = lam.size
-    mesh, P, C = _lane_layout(L, n_lanes, devices)
+    mesh, P, C = lane_layout(L, n_lanes, devices)
     R = int(rounds_per_relabel)
     if method == "bisect" and not cold_every:
         # source sets shrink along mus: lambda ascending when sink capacities rise, descending otherwise
         order = np.arange(L)[::-1] if up else np.arange(L)
-        mus = np.concatenate([lam[order], np.full(P * C - L, lam[order[-1]])]).astype(np.dtype(fdt))
-        t, terminal = _bisect(*net, *coef, mus.reshape(P, C), np.int32(n), rounds_per_relabel=R, mesh=mesh)
-        values = _nested_cut_values(nbr_p, cap_p.astype(np.int64), np.asarray(t), np.asarray(terminal))[:L]
-        t = np.asarray(t)[:n]
-        source_sets, first_change = _sets_from_order(t[None, :] > np.arange(L)[:, None], order, L, n)
+        mus = np.concatenate([lam[order], np.full(P * C - L, lam[order[-1]])]).astype(fdt)
+        t, terminal = _bisect(net, *coef, mus.reshape(P, C), np.int32(n), rounds_per_relabel=R, mesh=mesh)
+        t = np.asarray(t)
+        values = _nested_cut_values(net, t, np.asarray(terminal))[:L]
+        source_sets, first_change = _sets_from_order(t[None, :n] > np.arange(L)[:, None], order, L, n)
         cut_values = np.empty(L, dtype=np.dtype(int_dtype))
         cut_values[order] = values
         return ParametricCut(source_sets, first_change, cut_values, scale)
     order = np.arange(L) if (up or cold_every) else np.arange(L)[::-1]
     pos = np.concatenate([order, np.full(P * C - L, order[-1])]).reshape(P, C)
-    sides, values = _sweep(*net, *coef, lam[pos].astype(np.dtype(fdt)), np.bool_(cold_every), rounds_per_relabel=R,
-                           mesh=mesh)
-    sides = np.asarray(sides).reshape(P * C, n_pad)[:L, :n]
+    sides, values = _sweep(net, *coef, lam[pos].astype(fdt), np.bool_(cold_every), rounds_per_relabel=R, mesh=mesh)
+    sides = np.asarray(sides).reshape(P * C, N)[:L, :n]
     values = np.asarray(values).reshape(P * C)[:L]
     source_sets, first_change = _sets_from_order(sides, order, L, n)
     cut_values = np.empty(L, dtype=values.dtype)
