@@ -69,7 +69,7 @@ def collect(run):
     from pujax.boosting.adapu import LEARNING_RATES, _fold_masks, adapu_candidates, deduplicate
     from pujax.compilation import bucket_size, pad_rows
     from pujax.preprocessing import standardize
-    from pujax.validation import as_key
+    from pujax.random import as_key
 
     est = AdaPUClassifier(prior=run["prior"], random_state=run["seed"])
     X, s, sw, prior = est._validate_fit(run["X"], run["s"], None)

@@ -99,7 +99,7 @@ def main(argv=None):
     ap.add_argument("--out", default=str(RESULTS / "nnpu_tabular.md"))
     args = ap.parse_args(argv)
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
-    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# nnPU on tabular data against PU Extra Trees", "",
              f"- machine: {machine()}",
              f"- command: `python -m benchmarks.nnpu_tabular {' '.join(argv or sys.argv[1:])}`",

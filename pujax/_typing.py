@@ -15,7 +15,7 @@ __all__ = ["RandomStateLike", "DevicesLike"]
 
 RandomStateLike = int | np.random.RandomState | np.random.Generator | jax.Array | None
 """``random_state``: None (fresh entropy), an int seed, a numpy random state or a JAX PRNG key
-(:func:`pujax.validation.as_key`)."""
+(:func:`pujax.random.as_key`)."""
 
 DevicesLike = int | Sequence[jax.Device] | Mesh | None
 """``devices``: None (every device of the default backend), a count, a list of devices or a mesh

@@ -29,11 +29,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    import jax
     from numpy.typing import ArrayLike, DTypeLike
     from sklearn.base import BaseEstimator
 
-    from pujax._typing import RandomStateLike
 
 __all__ = [
     "FLOAT32_MAX",
@@ -56,11 +54,6 @@ __all__ = [
     "check_float",
     "check_in",
     "check_bool",
-    "as_key",
-    "host_seed",
-    "host_rng",
-    "host_split",
-    "host_fold_in",
 ]
 
 SPARSE_FORMATS = ["csr", "csc"]
@@ -468,164 +461,3 @@ def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {value!r} ({type(value).__name__}).")
     return bool(value)
-
-
-def _seed_key(seed: int) -> jax.Array:
-    """``jax.random.PRNGKey(seed)`` for a seed in [0, 2**32): built on the host for the default threefry
-    implementation (its key is ``[0, seed]``), so that no program is compiled."""
-    import jax
-
-    if jax.config.jax_default_prng_impl == "threefry2x32":
-        return jax.device_put(np.array([0, seed], np.uint32))
-    return jax.random.PRNGKey(seed)  # pragma: no cover - other PRNG implementations
-
-
-def as_key(random_state: RandomStateLike = None) -> jax.Array:
-    """Return a JAX PRNG key from ``random_state``: ``None`` (fresh entropy), an int in [0, 2**32), a numpy
-    ``RandomState`` / ``Generator`` (one draw), or a JAX key (returned unchanged)."""
-    import jax
-
-    if random_state is None:
-        return _seed_key(int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0]))
-    if isinstance(random_state, (bool, np.bool_)):
-        raise TypeError("random_state must be None, an int, a numpy RandomState/Generator or a JAX PRNG key.")
-    if isinstance(random_state, numbers.Integral):
-        if int(random_state) < 0 or int(random_state) >= 2**32:
-            raise ValueError(f"random_state={random_state} must be in [0, 2**32).")
-        return _seed_key(int(random_state))
-    if isinstance(random_state, np.random.RandomState):
-        return _seed_key(int(random_state.randint(0, 2**31 - 1)))
-    if isinstance(random_state, np.random.Generator):
-        return _seed_key(int(random_state.integers(0, 2**31 - 1)))
-    if hasattr(random_state, "dtype") and jax.dtypes.issubdtype(random_state.dtype, jax.dtypes.prng_key):
-        return random_state
-    if (hasattr(random_state, "shape") and tuple(random_state.shape) == (2,)
-            and np.issubdtype(np.asarray(random_state).dtype, np.unsignedinteger)):
-        return jax.device_put(np.asarray(random_state, dtype=np.uint32))
-    raise TypeError(
-        f"random_state of type {type(random_state).__name__} is not supported; pass None, an int, "
-        f"a numpy RandomState/Generator or a JAX PRNG key."
-    )
-
-
-def host_seed(key: jax.Array) -> int:
-    """A 32-bit seed for numpy from a JAX PRNG key (the host-side randomness of a core): a murmur3 mix of the key's
-    32-bit words, computed on the host (a draw from the key's stream, ``jax.random.randint``, would compile a
-    program).
-
-    Parameters
-    ----------
-    key : JAX PRNG key
-        Raw ``uint32[2]`` key or typed key (e.g. from :func:`as_key`).
-
-    Returns
-    -------
-    int
-        The seed, in ``[0, 2**32)``.
-
-    Examples
-    --------
-    >>> import jax
-    >>> from pujax.validation import host_seed
-    >>> host_seed(jax.random.PRNGKey(0)) == host_seed(jax.random.PRNGKey(0))
-    True
-    """
-    import jax
-
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        key = jax.random.key_data(key)
-    words = np.asarray(key, dtype=np.uint64).reshape(-1) & np.uint64(0xFFFFFFFF)
-    h = np.uint64(0x9E3779B9)
-    mask = np.uint64(0xFFFFFFFF)
-    for w in words:
-        h = (h ^ (w + np.uint64(0x7F4A7C15) + ((h << np.uint64(6)) & mask) + (h >> np.uint64(2)))) & mask
-        h ^= h >> np.uint64(16)
-        h = (h * np.uint64(0x85EBCA6B)) & mask
-        h ^= h >> np.uint64(13)
-        h = (h * np.uint64(0xC2B2AE35)) & mask
-        h ^= h >> np.uint64(16)
-    return int(h)
-
-
-def host_rng(key: jax.Array) -> np.random.Generator:
-    """``numpy.random.default_rng(host_seed(key))``: a numpy Generator from a JAX PRNG key.
-
-    Parameters
-    ----------
-    key : JAX PRNG key
-
-    Returns
-    -------
-    numpy.random.Generator
-    """
-    return np.random.default_rng(host_seed(key))
-
-
-_THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-
-
-def _threefry2x32(k0, k1, x0, x1):
-    """Threefry-2x32 with 20 rounds (Salmon et al. 2011), JAX's PRNG hash, on numpy uint32 arrays."""
-    k0, k1 = np.uint32(k0), np.uint32(k1)
-    ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
-    with np.errstate(over="ignore"):
-        x0 = np.asarray(x0, np.uint32) + ks[0]
-        x1 = np.asarray(x1, np.uint32) + ks[1]
-        for i in range(5):
-            for r in _THREEFRY_ROTATIONS[i % 2]:
-                x0 = x0 + x1
-                x1 = ((x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))) ^ x0
-            x0 = x0 + ks[(i + 1) % 3]
-            x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
-    return x0, x1
-
-
-def _host_key_words(key) -> np.ndarray | None:
-    """The two uint32 words of a raw threefry key that JAX would split fold-like (its default), else None (typed
-    keys, traced keys, other PRNG implementations: left to ``jax.random``)."""
-    import jax
-
-    if (isinstance(key, jax.core.Tracer) or jax.config.jax_default_prng_impl != "threefry2x32"
-            or not jax.config.jax_threefry_partitionable):
-        return None
-    if getattr(key, "dtype", None) is None or jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        return None
-    words = np.asarray(key)
-    return words.astype(np.uint32) if words.shape == (2,) and words.dtype == np.uint32 else None
-
-
-def _host_keys(words: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Keys (len(counts), 2) uint32: Threefry-2x32 of the counters ``(0, count)`` under the key ``words`` -- JAX's
-    fold-like ``split`` (counts ``0 .. num - 1``) and ``fold_in`` (the one count ``data``)."""
-    a, b = _threefry2x32(words[0], words[1], np.zeros(counts.shape, np.uint32), counts)
-    return np.stack([a, b], axis=-1)
-
-
-def host_split(key: jax.Array, num: int = 2) -> jax.Array:
-    """``jax.random.split(key, num)``, computed on the host for a raw threefry key (no program is compiled; the
-    same keys as JAX's fold-like split, its default); any other key goes to ``jax.random.split``.
-
-    Examples
-    --------
-    >>> import jax, numpy as np
-    >>> from pujax.validation import host_split
-    >>> key = jax.random.PRNGKey(3)
-    >>> bool(np.array_equal(host_split(key, 4), jax.random.split(key, 4)))
-    True
-    """
-    import jax
-
-    words = _host_key_words(key)
-    if words is None:
-        return jax.random.split(key, num)
-    return jax.device_put(_host_keys(words, np.arange(int(num), dtype=np.uint32)))
-
-
-def host_fold_in(key: jax.Array, data: int) -> jax.Array:
-    """``jax.random.fold_in(key, data)``, computed on the host for a raw threefry key (see :func:`host_split`)."""
-    import jax
-
-    words = _host_key_words(key)
-    if words is None:
-        return jax.random.fold_in(key, data)
-    return jax.device_put(_host_keys(words, np.array([int(data) & 0xFFFFFFFF], np.uint32))[0])

@@ -422,7 +422,7 @@ def test_learning_rate_auto_picks_min_cross_fitted_pu_risk(toy):
         adapu_fit,
     )
     from pujax.metrics import pu_zero_one_risk
-    from pujax.validation import as_key
+    from pujax.random import as_key
 
     X, s, _, prior = toy
     auto = AdaPUClassifier(n_estimators=8, prior=prior, random_state=0).fit(X, s)
@@ -468,7 +468,7 @@ def test_fold_risks_equal_a_loop_over_masks_and_the_first_partition_is_kept():
     """The held-out risks of the β rule equal a per-fold, per-β numpy loop (weighted P and U means over the
     held-out rows, padding rows of weight 0 ignored); the first of several partitions is the single-draw one."""
     from pujax.boosting.adapu import _fold_masks, _fold_risks
-    from pujax.validation import as_key
+    from pujax.random import as_key
 
     rng = np.random.default_rng(5)
     n, prior = 40, 0.35
@@ -494,7 +494,7 @@ def test_selection_folds_keep_copies_of_a_row_together():
     """Case-control data: a labeled row and its unlabeled copy land in the same fold (no held-out row has a copy
     among the training rows); the labeled rows are spread evenly over the folds."""
     from pujax.boosting.adapu import _fold_masks
-    from pujax.validation import as_key
+    from pujax.random import as_key
 
     rng = np.random.default_rng(0)
     U = rng.normal(size=(60, 3))

@@ -16,7 +16,7 @@ from pujax.neural.rules_label import CVIRRule, HolisticPURule, LBERule, P3MixRul
 from pujax.neural.rules_risk import CountLossRule, DistPURule, PUbNRule, PUeRule, PULDARule, PUSBRule
 from pujax.neural.selection import held_out_rows
 from pujax.neural.train import run_seeds
-from pujax.validation import as_key, host_split
+from pujax.random import as_key, host_split
 
 TINY = {"hidden_sizes": (4,)}
 RULES = {

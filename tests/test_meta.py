@@ -398,7 +398,7 @@ def test_linear_pu_batched_gradient_and_cross_validation():
 
     from pujax.meta import NNPULinearClassifier, linear_pu_objective
     from pujax.meta.nnpu_linear import C_GRID, _folds, _PUObjective
-    from pujax.validation import host_rng
+    from pujax.random import host_rng
 
     X, y, s = _blobs(n=150, seed=11, c=0.4, d=3)
     r = np.random.default_rng(2)

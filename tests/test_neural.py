@@ -14,8 +14,8 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from pujax.neural import MLP, NNPUClassifier, fit_many, loss_and_grad, make_config, make_model, train
+from pujax.random import as_key
 from pujax.risk import nnpu_objective, nnpu_risk, upu_risk
-from pujax.validation import as_key
 
 TINY = {"hidden_sizes": (8, 8)}
 COMMON = dict(model="mlp", model_kwargs=TINY, epochs=3, batch_size=64, learning_rate=1e-2, validation_fraction=0.0)

@@ -302,7 +302,7 @@ def test_pu_grid_search_matches_manual_cv(pu_data, prior):
     res = pu_grid_search(CWSVMClassifier(gamma=0.5, prior=prior), grid, Xtr, s, cv=2, random_state=3)
     from sklearn.model_selection import StratifiedKFold
 
-    from pujax.validation import as_key, host_rng
+    from pujax.random import as_key, host_rng
 
     seed = int(host_rng(as_key(3)).integers(0, 2**31 - 1, size=2)[0])  # the folds' seed (the second: the refit)
     folds = list(StratifiedKFold(2, shuffle=True, random_state=seed).split(Xtr, s))
@@ -537,9 +537,9 @@ def test_prior_threshold_matches_numpy_rederivation(max_rows, monkeypatch):
     """Case-control data (the labeled rows are copies of unlabeled ones): T of eq. 6 re-derived by brute force --
     each unlabeled row scored (eq. 5) only by the base models that trained neither on it nor on an identical row,
     T the midpoint between consecutive scores whose share of scores above it is closest to the prior."""
+    from pujax.random import as_key
     from pujax.svm import core
     from pujax.svm.problems import draw_problems
-    from pujax.validation import as_key
 
     if max_rows is not None:
         monkeypatch.setattr(core, "THRESHOLD_ROWS", max_rows)

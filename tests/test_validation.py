@@ -2,7 +2,6 @@
 priors, hyper-parameters and random states; every bad input gets a clear error naming the argument."""
 import pickle
 
-import jax
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, clone
@@ -11,7 +10,6 @@ from sklearn.exceptions import NotFittedError
 from pujax.base import PUClassifierMixin
 from pujax.persistence import register_estimator
 from pujax.validation import (
-    as_key,
     check_float,
     check_in,
     check_int,
@@ -143,28 +141,6 @@ def test_sample_weight_checks():
         check_sample_weight([1, 1], s01)
 
 
-def test_random_state_to_key():
-    k = as_key(3)
-    np.testing.assert_array_equal(jax.random.key_data(k) if jax.dtypes.issubdtype(k.dtype, jax.dtypes.prng_key) else k,
-                                  jax.random.PRNGKey(3))
-    assert as_key(np.random.RandomState(0)).shape == (2,)
-    with pytest.raises(TypeError, match="random_state"):
-        as_key("seed")
-
-
-def test_as_key_equals_prng_key_and_compiles_nothing():
-    from pujax.compilation import count_compilations
-
-    seeds = [0, 1, 12345, 2**31 - 1, 2**31, 2**32 - 1]
-    with count_compilations() as c:
-        keys = [as_key(s) for s in seeds]
-    assert c.count == 0
-    for s, k in zip(seeds, keys):
-        np.testing.assert_array_equal(np.asarray(k), np.asarray(jax.random.PRNGKey(s)))
-        ref = jax.random.PRNGKey(s)
-        np.testing.assert_array_equal(np.asarray(jax.random.split(k)), np.asarray(jax.random.split(ref)))
-
-
 def test_estimator_plumbing(tmp_path):
     r = np.random.default_rng(0)
     X = r.normal(size=(60, 3))
@@ -209,25 +185,6 @@ def test_pandas_feature_names_are_checked():
         est.predict(df[["c", "a", "b"]])
 
 
-def test_host_seed_streams_match_their_definitions():
-    from pujax.validation import host_rng, host_seed
-
-    for key in (jax.random.PRNGKey(0), jax.random.PRNGKey(123456), jax.random.key(3)):
-        # murmur3 finaliser over the 32-bit words of the key data, re-derived here in Python ints
-        words = np.asarray(jax.random.key_data(key) if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
-                           else key).reshape(-1).tolist()
-        h, m = 0x9E3779B9, 0xFFFFFFFF
-        for w in words:
-            h = (h ^ (w + 0x7F4A7C15 + ((h << 6) & m) + (h >> 2))) & m
-            h ^= h >> 16
-            h = (h * 0x85EBCA6B) & m
-            h ^= h >> 13
-            h = (h * 0xC2B2AE35) & m
-            h ^= h >> 16
-        assert host_seed(key) == h
-        np.testing.assert_array_equal(host_rng(key).random(4), np.random.default_rng(host_seed(key)).random(4))
-
-
 def test_pad_rows_fills():
     from pujax.compilation import pad_rows
 
@@ -269,31 +226,6 @@ def test_standardization_in_row_blocks_equals_the_whole_array(monkeypatch):
     Z = pre.standardize(X, center, scale, clip=3.0)
     np.testing.assert_array_equal(Z, np.clip((X64 - center) / scale, -3.0, 3.0).astype(np.float32))
     assert Z.dtype == np.float32 and Z.flags.c_contiguous
-
-
-def test_host_split_and_fold_in_equal_jax_random_and_compile_nothing():
-    """host_split / host_fold_in give jax.random.split / fold_in's keys bit for bit (raw threefry keys: on the host,
-    no compilation); typed keys and traced keys go to jax.random (the same results)."""
-    from pujax.compilation import count_compilations
-    from pujax.validation import as_key, host_fold_in, host_split
-
-    keys = [as_key(s) for s in (0, 1, 7, 123456, 2**32 - 1)] + [jax.random.split(as_key(9), 3)[2]]
-    host_split(keys[0], 2)
-    with count_compilations() as c:
-        got = [(np.asarray(host_split(k, n)), np.asarray(host_fold_in(k, d)))
-               for k in keys for n, d in ((1, 0), (2, 1), (5, 99), (17, 2**31 + 5))]
-    assert c.count == 0
-    want = [(np.asarray(jax.random.split(k, n)), np.asarray(jax.random.fold_in(k, d)))
-            for k in keys for n, d in ((1, 0), (2, 1), (5, 99), (17, 2**31 + 5))]
-    for (gs, gf), (ws, wf) in zip(got, want):
-        np.testing.assert_array_equal(gs, ws)
-        np.testing.assert_array_equal(gf, wf)
-    typed = jax.random.key(4)
-    np.testing.assert_array_equal(jax.random.key_data(host_split(typed, 3)),
-                                  jax.random.key_data(jax.random.split(typed, 3)))
-    traced = jax.jit(lambda k: (host_split(k, 3), host_fold_in(k, 5)))(keys[1])
-    np.testing.assert_array_equal(traced[0], jax.random.split(keys[1], 3))
-    np.testing.assert_array_equal(traced[1], jax.random.fold_in(keys[1], 5))
 
 
 _FIRST_FIT = r"""

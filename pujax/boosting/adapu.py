@@ -58,7 +58,8 @@ from pujax.devices import AXIS, replicate, shard_rows, to_host
 from pujax.linalg import matmul
 from pujax.preprocessing import duplicate_groups
 from pujax.progress import progress
-from pujax.validation import check_pu_labels, host_rng
+from pujax.random import host_rng
+from pujax.validation import check_pu_labels
 
 if TYPE_CHECKING:
     from typing import Any

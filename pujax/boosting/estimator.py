@@ -33,7 +33,8 @@ from pujax.devices import device_mesh, padded_size, replicate, shard_rows, to_ho
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin
 from pujax.progress import progress
-from pujax.validation import as_key, check_in, check_int
+from pujax.random import as_key
+from pujax.validation import check_in, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -12,7 +12,8 @@ import jax
 import numpy as np
 
 from pujax.preprocessing import standardization, standardize
-from pujax.validation import as_key, check_binary_labels, check_float, check_X
+from pujax.random import as_key
+from pujax.validation import check_binary_labels, check_float, check_X
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

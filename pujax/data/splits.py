@@ -24,15 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from pujax._compile import jit
-from pujax.validation import (
-    SPARSE_FORMATS,
-    as_key,
-    check_binary_labels,
-    check_float,
-    check_int,
-    check_X,
-    host_split,
-)
+from pujax.random import as_key, host_split
+from pujax.validation import SPARSE_FORMATS, check_binary_labels, check_float, check_int, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

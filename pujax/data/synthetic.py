@@ -15,7 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pujax.validation import as_key, check_float, check_in, check_int
+from pujax.random import as_key
+from pujax.validation import check_float, check_in, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -22,7 +22,8 @@ from pujax.base import SaveLoadMixin
 from pujax.devices import resolve_devices, resolve_n_jobs_alias
 from pujax.persistence import register_estimator
 from pujax.progress import progress
-from pujax.validation import as_key, check_in, check_int, validate_fit_data
+from pujax.random import as_key
+from pujax.validation import check_in, check_int, validate_fit_data
 
 from .gmm import COVARIANCE_TYPES
 from .igo import DEFAULT_CACHE_SIZE, SearchConfig, igo_init, igo_run, max_selectable

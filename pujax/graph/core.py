@@ -33,7 +33,7 @@ from pujax.graph.stages import hnc_stages
 from pujax.preprocessing import standardization
 from pujax.preprocessing import standardize as _standardize
 from pujax.progress import progress
-from pujax.validation import host_seed
+from pujax.random import host_seed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

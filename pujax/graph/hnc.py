@@ -41,7 +41,8 @@ from sklearn.base import BaseEstimator
 from pujax.base import PUClassifierMixin
 from pujax.graph.core import HNC_MODEL_SCHEMA, HNCModel, default_lambdas, hnc_decision, hnc_fit
 from pujax.persistence import register_estimator, register_model
-from pujax.validation import as_key, check_in
+from pujax.random import as_key
+from pujax.validation import check_in
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -78,7 +78,7 @@ def positive_proba(model, X) -> np.ndarray:
     return np.clip(proba[:, classes.index(1)], 0.0, 1.0)
 
 
-def stratified_hold_out(s01: np.ndarray, ratio: float, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
+def stratified_hold_out(s01: np.ndarray, ratio: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Indices ``(train, hold)``: ``ratio`` of the labeled and of the unlabeled rows held out, at least one of each
     and at least one of each left for training. A class with a single row is in both sets."""
     train, hold = [], []

@@ -24,7 +24,6 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
@@ -38,6 +37,7 @@ from pujax.meta._common import (
 )
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, check_standardize
+from pujax.random import as_key, host_rng
 from pujax.validation import SPARSE_FORMATS, check_bool, check_float, check_int, check_prior
 
 if TYPE_CHECKING:
@@ -151,8 +151,8 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
     n_jobs : int or None, default=None
         Bags fitted in parallel with joblib (``None`` = 1, ``-1`` = all cores); unused with a base model that has
         ``fit_bags``.
-    random_state : int, RandomState or None, default=None
-        Seed of the bags (and of the base models).
+    random_state : None, int, numpy RandomState / Generator or JAX key, default=None
+        Seed of the bags (and of the base models) (:func:`pujax.random.as_key`).
     verbose : int, default=0
         joblib's verbosity.
     standardize : "auto", bool, default="auto"
@@ -276,7 +276,7 @@ class PUBaggingClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         if base is None:  # a linear model for text (sparse X), a tree otherwise
             base = default_logistic() if sp.issparse(X) else DecisionTreeClassifier()
         k = bag_sizes(self.max_samples, int(s.sum()), int((s == 0).sum()), self.bootstrap)
-        seeds = check_random_state(self.random_state).randint(_MAX_SEED, size=self.n_estimators)
+        seeds = host_rng(as_key(self.random_state)).integers(_MAX_SEED, size=self.n_estimators)
         if callable(getattr(base, "fit_bags", None)) and w is None:  # a batched base model: one solve for all bags
             U = np.flatnonzero(s == 0)
             bags = [draw_bag(seed, U, k, self.bootstrap) for seed in seeds]

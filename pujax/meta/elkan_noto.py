@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state
 
 from pujax.base import DegenerateFitWarning, PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
@@ -42,6 +41,7 @@ from pujax.meta._common import (
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, check_standardize
 from pujax.prior._common import prior_from_label_frequency
+from pujax.random import as_key, host_rng, sklearn_seed
 from pujax.validation import SPARSE_FORMATS, check_bool, check_float, check_in, check_int
 
 if TYPE_CHECKING:
@@ -101,8 +101,8 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         ``g / c`` 48 % / 42 % (``benchmarks/results/practitioners.md``).
     c_estimator : {"e1", "e2", "e3"}, default="e1"
         Estimator of ``c`` (§3).
-    random_state : int, RandomState or None, default=None
-        Seed of the hold-out split (or of the folds).
+    random_state : None, int, numpy RandomState / Generator or JAX key, default=None
+        Seed of the hold-out split (or of the folds) (:func:`pujax.random.as_key`).
     standardize : "auto", bool, default="auto"
         How ``X`` reaches the base model (:class:`~pujax.preprocessing.StandardizedInputMixin`): ``"auto"``
         centres and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF
@@ -204,7 +204,8 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
         self._check_params()
         X, s, w, _ = self._validate_fit(X, y, sample_weight)
         base = base_or_default(self.estimator)
-        rng = check_random_state(self.random_state)
+        key = as_key(self.random_state)
+        rng = host_rng(key)
         self.cv_ = self._folds(s)
         if self.cv_ is None:
             train, hold = stratified_hold_out(s, self.hold_out_ratio, rng)
@@ -212,7 +213,8 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
             c = estimate_label_frequency(positive_proba(g, X[hold]), s[hold], self.c_estimator,
                                          None if w is None else w[hold])
         else:
-            c = estimate_label_frequency(self._out_of_fold_scores(base, X, s, w, rng), s, self.c_estimator, w)
+            scores = self._out_of_fold_scores(base, X, s, w, sklearn_seed(key))
+            c = estimate_label_frequency(scores, s, self.c_estimator, w)
             g = fit_base(base, X, s, w)
         n_l = float(np.sum(s == 1) if w is None else np.sum(w[s == 1]))
         n_u = float(np.sum(s == 0) if w is None else np.sum(w[s == 0]))
@@ -246,14 +248,14 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
             DegenerateFitWarning, stacklevel=3)
         return c_min
 
-    def _out_of_fold_scores(self, base, X, s, w, rng):
+    def _out_of_fold_scores(self, base, X, s, w, seed):
         """``g(x)`` of every row from a base model fitted on the other ``cv`` - 1 folds (stratified by ``s``)."""
         n_min = int(min(np.sum(s == 1), np.sum(s == 0)))
         if n_min < self.cv_:
             raise ValueError(f"cv={self.cv} needs at least {self.cv} labeled and {self.cv} unlabeled rows; got "
                              f"{int(np.sum(s == 1))} and {int(np.sum(s == 0))}. Lower cv or pass cv=None.")
         scores = np.empty(X.shape[0])
-        for train, test in StratifiedKFold(self.cv_, shuffle=True, random_state=rng).split(X, s):
+        for train, test in StratifiedKFold(self.cv_, shuffle=True, random_state=seed).split(X, s):
             g = fit_base(base, X[train], s[train], None if w is None else w[train])
             scores[test] = positive_proba(g, X[test])
         return scores

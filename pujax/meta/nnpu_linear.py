@@ -31,8 +31,9 @@ from pujax.devices import cpu_threads
 from pujax.lbfgs import lbfgs_minimize
 from pujax.persistence import register_estimator, register_model
 from pujax.preprocessing import check_standardize, standardization, standardize
+from pujax.random import as_key, host_rng
 from pujax.risk import LOSSES, nnpu_risk, upu_risk
-from pujax.validation import SPARSE_FORMATS, as_key, check_float, check_in, check_int, check_prior, check_pu_labels, host_rng
+from pujax.validation import SPARSE_FORMATS, check_float, check_in, check_int, check_prior, check_pu_labels
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -376,7 +377,8 @@ class NNPULinearClassifier(PUClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, prior="auto", *, loss="sigmoid", risk="nnpu", C="auto", n_folds=3, kernel=None,
-                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None, standardize="auto", pos_label=None):
+                 n_components=100, gamma=None, max_iter=200, tol=1e-5, random_state=None, standardize="auto",
+                 pos_label=None):
         self.prior = prior
         self.loss = loss
         self.risk = risk

@@ -31,7 +31,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils import check_random_state
 
 from pujax.base import PUClassifierMixin
 from pujax.meta import _sklearn_io  # noqa: F401  (registers the default base models for save/load)
@@ -44,6 +43,7 @@ from pujax.meta._common import (
 )
 from pujax.persistence import register_estimator
 from pujax.preprocessing import StandardizedInputMixin, check_standardize
+from pujax.random import as_key, host_rng
 from pujax.validation import SPARSE_FORMATS, check_float, check_in, check_int, check_pu_labels
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def _sub(w, rows):
     return None if w is None else w[rows]
 
 
-def spy_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike, rng: np.random.RandomState,
+def spy_negatives(base: BaseEstimator, X: ArrayLike, s: ArrayLike, w: ArrayLike, rng: np.random.Generator,
                   spy_ratio: float = 0.15, noise_level: float = 0.15) -> np.ndarray:
     """Indices of the reliable negatives of the spy technique (Liu et al. 2002, §4.1)."""
     s = check_pu_labels(s, n_samples=np.shape(X)[0])
@@ -132,8 +132,8 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
         Step two's class weights: "balanced" gives the positives and the reliable negatives equal total weight; a
         dict maps the labels of ``y`` (``classes_``) to weights; None fits them unweighted. Weights multiply
         ``sample_weight``; the base model must take ``sample_weight``.
-    random_state : int, RandomState or None, default=None
-        Seed of the choice of spies.
+    random_state : None, int, numpy RandomState / Generator or JAX key, default=None
+        Seed of the choice of spies (:func:`pujax.random.as_key`).
     standardize : "auto", bool, default="auto"
         How ``X`` reaches both steps (:class:`~pujax.preprocessing.StandardizedInputMixin`): ``"auto"`` centres
         and scales dense ``X`` and passes a scipy sparse ``X`` (CSR / CSC) as given, still sparse (TF-IDF rows keep
@@ -208,7 +208,7 @@ class TwoStepClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifier
 
     def _step_one(self, base, X, s, w):
         if self.negatives == "spy":
-            rng = check_random_state(self.random_state)
+            rng = host_rng(as_key(self.random_state))
             return spy_negatives(base, X, s, w, rng, self.spy_ratio, self.noise_level)
         if self.negatives == "rocchio":
             return rocchio_negatives(X, s)

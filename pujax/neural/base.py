@@ -7,8 +7,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from pujax.base import PUClassifierMixin
 from pujax._compile import bucket_size, rows_in_bucket
+from pujax.base import PUClassifierMixin
 from pujax.neural.rows import SparseRows, pad_sparse, sparse_rows
 from pujax.neural.train import _get_compiled
 from pujax.preprocessing import standardization, standardize

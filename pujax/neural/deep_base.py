@@ -12,7 +12,8 @@ from pujax.neural.config import make_config
 from pujax.neural.models import Heads, make_model
 from pujax.neural.selection import held_out_rows
 from pujax.neural.train import final_variables, run_seeds
-from pujax.validation import as_key, check_bool, check_float, check_in, check_int, host_split
+from pujax.random import as_key, host_split
+from pujax.validation import check_bool, check_float, check_in, check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -24,16 +24,8 @@ from pujax.neural.vpu import _prepare as _vpu_prepare
 from pujax.neural.vpu import make_vpu_config, mixup_gammas, n_steps_per_epoch
 from pujax.persistence import register_estimator
 from pujax.progress import progress
-from pujax.validation import (
-    as_key,
-    check_bool,
-    check_float,
-    check_in,
-    check_int,
-    check_pu_labels,
-    check_X,
-    host_split,
-)
+from pujax.random import as_key, host_split
+from pujax.validation import check_bool, check_float, check_in, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -26,7 +26,8 @@ import scipy.sparse as sp
 
 from pujax._compile import bucket_size, pad_rows
 from pujax.neural.rows import pad_matrix_rows
-from pujax.validation import as_key, check_float, host_rng
+from pujax.random import as_key, host_rng
+from pujax.validation import check_float
 
 if TYPE_CHECKING:
     from typing import Any
@@ -46,7 +47,7 @@ def validation_split(key: KeyLike, s: ArrayLike, fraction: float | None) -> tupl
     """Hold out a share ``fraction`` of the labeled positives and of the unlabeled rows (stratified by ``s``).
 
     ``round(fraction * n)`` rows of each class (at least one, and at least one left to train on) are drawn without
-    replacement on the host (:func:`pujax.validation.host_rng` of ``key``, no compiled program). Returns sorted int32
+    replacement on the host (:func:`pujax.random.host_rng` of ``key``, no compiled program). Returns sorted int32
     index arrays ``(p_train, u_train, p_val, u_val)``; ``fraction = 0`` or None holds out nothing
     (``p_val = u_val = None``).
     """

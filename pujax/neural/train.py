@@ -74,8 +74,9 @@ from pujax.neural.selection import (
     keep_best,
     selection_loss,
 )
+from pujax.random import as_key
 from pujax.risk import nnpu_objective, pn_risk, pu_risk_parts, upu_risk
-from pujax.validation import as_key, check_int, check_prior, check_pu_labels, check_X
+from pujax.validation import check_int, check_prior, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -394,7 +395,7 @@ def train(key: jax.Array | int, X: ArrayLike, s: ArrayLike, prior: float, *, mod
     Parameters
     ----------
     key : JAX PRNG key or int
-        Converted with :func:`pujax.validation.as_key`; sets the initialisation and the minibatch order.
+        Converted with :func:`pujax.random.as_key`; sets the initialisation and the minibatch order.
     X : array-like of shape (n, d)
         Features of the P and U rows (images flattened, pixels / 255).
     s : array-like of shape (n,)

@@ -71,7 +71,8 @@ from pujax.neural.forward import predict_scores
 from pujax.neural.models import accepts_train, make_model
 from pujax.neural.programs import cached
 from pujax.neural.selection import first_key, init_best, keep_best, selection_loss, validation_split
-from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X
+from pujax.random import as_key
+from pujax.validation import check_in, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax._compile import pad_rows
-from pujax.validation import as_key, host_seed
+from pujax.random import as_key, host_seed
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -316,7 +316,7 @@ def c_to_prior(c, n_l, n_u):
 
 
 def seed_from(random_state) -> int:
-    """An int seed from ``random_state`` (validated by :func:`pujax.validation.as_key`)."""
+    """An int seed from ``random_state`` (validated by :func:`pujax.random.as_key`)."""
     key = as_key(random_state)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, (bool, np.bool_)):
         return int(random_state)

@@ -33,7 +33,7 @@ import numpy as np
 from pujax._compile import bucket_size, jit, pad_rows
 from pujax.devices import device_mesh, to_host
 from pujax.prior._common import batch_size, map_resamples, row_counts
-from pujax.validation import host_fold_in
+from pujax.random import host_fold_in
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

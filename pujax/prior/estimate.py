@@ -18,7 +18,8 @@ from pujax.prior import bbe, dedpul, elkan_noto, km, tice
 from pujax.prior._common import PRIOR_EPS, PriorEstimate, label_frequency_from_prior, seed_from
 from pujax.prior._registry import Context
 from pujax.prior._scores import classifier_name, cross_fit_scores
-from pujax.validation import SPARSE_FORMATS, as_key, check_float, check_in, check_int, check_X_s
+from pujax.random import as_key
+from pujax.validation import SPARSE_FORMATS, check_float, check_in, check_int, check_X_s
 
 if TYPE_CHECKING:
     from typing import Any

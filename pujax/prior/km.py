@@ -44,7 +44,7 @@ from pujax.devices import device_mesh, to_host
 from pujax.linalg import matmul, sparse_squared_distances, squared_distances
 from pujax.preprocessing import standardization, standardize
 from pujax.prior._common import map_resamples
-from pujax.validation import host_fold_in
+from pujax.random import host_fold_in
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

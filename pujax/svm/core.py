@@ -37,6 +37,7 @@ from pujax.devices import AXIS, device_mesh, replicate, shard_rows, to_host
 from pujax.linalg import matmul
 from pujax.persistence import register_model
 from pujax.preprocessing import duplicate_groups
+from pujax.random import host_seed
 from pujax.svm.kernels import (
     KERNELS,
     STANDARD_CLIP,
@@ -57,7 +58,7 @@ from pujax.svm.problems import (
     resvm_spec,
 )
 from pujax.svm.solver import solve_svm
-from pujax.validation import check_in, check_int, check_prior, check_pu_labels, host_seed
+from pujax.validation import check_in, check_int, check_prior, check_pu_labels
 
 if TYPE_CHECKING:
     from typing import Any

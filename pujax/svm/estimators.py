@@ -9,10 +9,10 @@ paper (false positives inside P) needs no change: RESVM resamples P for robustne
 * :class:`BaggingSVMClassifier` -- Mordelet & Vert: all of P against a bootstrap resample of U per base model (eq. 2).
 * :class:`RESVMClassifier` -- P and U both resampled (Algorithm 1, eq. 3); eqs. 4-6 aggregate the base models.
 
-The estimators validate, call :func:`~pujax.svm.core.svm_fit` and keep the fitted
-:class:`~pujax.svm.core.SVMModel` in ``model_``. Kernels see standardized features (statistics of the training
-rows, stored in the model), so predictions do not depend on the units or offsets of dense ``X``; a scipy sparse ``X``
-(text) is read as given by default (``standardize="auto"``), its kernels computed from sparse row products.
+The estimators validate, call :func:`~pujax.svm.core.svm_fit` and keep the fitted :class:`~pujax.svm.core.SVMModel`
+in ``model_``. Kernels see standardized features (statistics of the training rows, stored in the model), so
+predictions do not depend on the units or offsets of dense ``X``; a scipy sparse ``X`` (text) is read as given by
+default (``standardize="auto"``), its kernels computed from sparse row products.
 """
 from __future__ import annotations
 
@@ -29,12 +29,12 @@ from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.persistence import register_estimator
 from pujax.preprocessing import check_standardize
 from pujax.progress import progress
+from pujax.random import as_key
 from pujax.svm.core import cwsvm_fit_bags, svm_base_decision, svm_decision, svm_fit, svm_proba, svm_proba_bags
 from pujax.svm.kernels import KERNELS, resolve_gamma
 from pujax.svm.problems import EnsembleSpec, bagging_svm_spec, cwsvm_spec, resample_size, resvm_spec
 from pujax.validation import (
     SPARSE_FORMATS,
-    as_key,
     check_float,
     check_in,
     check_int,
@@ -67,10 +67,8 @@ class _BaseSVM(PUClassifierMixin, BaseEstimator):
     _needs_prior = False
     _vote = True
     _accept_sparse = SPARSE_FORMATS
-    _fitted_schema = {
-        "model_": "model:SVMModel", "C_pos_": "float", "C_unl_": "float", "n_pos_": "int?", "n_unl_": "int?",
-        "gamma_": "float",
-    }
+    _fitted_schema = {"model_": "model:SVMModel", "C_pos_": "float", "C_unl_": "float", "n_pos_": "int?",
+                      "n_unl_": "int?", "gamma_": "float"}
 
     # -- parameters ---------------------------------------------------------------------------------------------
     def _check_common(self):
@@ -567,7 +565,8 @@ class RESVMClassifier(_EnsembleSVM):
 
     def __init__(self, n_estimators=50, *, n_pos="auto", max_samples="auto", C=1.0, w_pos=1.0, kernel="rbf",
                  gamma="scale", degree=3, coef0=0.0, tol=1e-3, max_iter=100_000, prior="auto", random_state=None,
-                 verbose=False, devices=None, n_models=_DEPRECATED, n_unl=_DEPRECATED, standardize="auto", pos_label=None):
+                 verbose=False, devices=None, n_models=_DEPRECATED, n_unl=_DEPRECATED, standardize="auto",
+                 pos_label=None):
         self.n_estimators = n_estimators
         self.n_pos = n_pos
         self.max_samples = max_samples

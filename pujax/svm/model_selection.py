@@ -20,11 +20,12 @@ from pujax.base import resolve_prior
 from pujax.metrics import pu_score
 from pujax.preprocessing import duplicate_groups
 from pujax.progress import progress
+from pujax.random import as_key, host_fold_in, host_rng
 from pujax.svm.core import SolveResult, ensemble_scores, make_model, prior_threshold, solve_problems, svm_base_decision
 from pujax.svm.estimators import BaggingSVMClassifier, CWSVMClassifier, RESVMClassifier
 from pujax.svm.kernels import KERNELS, resolve_gamma, standardize, standardize_stats
 from pujax.svm.problems import Problems, draw_problems, in_bag
-from pujax.validation import as_key, check_in, check_int, check_pu_labels, check_X, host_fold_in, host_rng
+from pujax.validation import check_in, check_int, check_pu_labels, check_X
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

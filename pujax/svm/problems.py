@@ -7,7 +7,7 @@ set ``P`` and of the unlabeled set ``U`` and the box bounds ``C_P`` / ``C_U`` --
 spec and a PU label vector into :class:`Problems`: index, label and box-bound arrays of shape
 ``(n_estimators, n_slots)``, one row per base model, padded with masked (``C = 0``) slots to a common width.
 Everything here is host-side numpy (the resamples are drawn by a numpy Generator seeded from the JAX key,
-:func:`pujax.validation.host_rng`, so no program is compiled); the SMO solves run in :mod:`pujax.svm.core`.
+:func:`pujax.random.host_rng`, so no program is compiled); the SMO solves run in :mod:`pujax.svm.core`.
 """
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from pujax._compile import bucket_size
-from pujax.validation import check_float, check_int, host_rng
+from pujax.random import host_rng
+from pujax.validation import check_float, check_int
 
 if TYPE_CHECKING:
     import jax

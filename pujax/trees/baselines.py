@@ -14,9 +14,10 @@ import numpy as np
 
 from pujax.meta.bagging import PUBaggingClassifier  # the one bagging implementation (re-exported here)
 from pujax.persistence import register_estimator
+from pujax.random import as_key
 from pujax.trees.core import forest_fit_bags, node_weights
 from pujax.trees.forest import _BasePUForest
-from pujax.validation import as_key, check_int
+from pujax.validation import check_int
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -48,8 +48,8 @@ from pujax.trees.sharding import (
 )
 from pujax.validation import check_in
 
-__all__ = ["GrowConfig", "Caps", "grow_config", "capacities", "static_config", "training_data", "grow_batch", "grow_forest",
-           "ENTRY_CHUNK", "NODE_BLOCK", "MAX_WORK", "HIST_BUDGET"]
+__all__ = ["GrowConfig", "Caps", "grow_config", "capacities", "static_config", "training_data", "grow_batch",
+           "grow_forest", "ENTRY_CHUNK", "NODE_BLOCK", "MAX_WORK", "HIST_BUDGET"]
 
 logger = logging.getLogger(__name__)
 
@@ -92,9 +92,9 @@ def capacities(n_pad: int, D: int, trees: int, max_rows: int, cfg: GrowConfig, *
     Entries: ``trees * bucket_size(max_rows)`` split over the devices, in chunks. Frontier: a power of two of at
     least 1024 nodes and 1/128 of the entries (at most what ``max_depth`` allows; a growth whose frontier would
     outgrow it is resumed with larger buffers). Histograms: the nodes whose histograms are at most twice the entries
-    (the rule of :func:`pujax.trees.grow._use_hist`), at most a quarter of the frontier (half when those histograms are
-    small), within ``hist_budget`` cells. Log: at least twice the frontier, and a sixteenth of the entries up to 2^20 nodes (a growth with more nodes
-    flushes its log to the host more than once)."""
+    (the rule of :func:`pujax.trees.grow._use_hist`), at most a quarter of the frontier (half when those histograms
+    are small), within ``hist_budget`` cells. Log: at least twice the frontier, and a sixteenth of the entries up to
+    2^20 nodes (a growth with more nodes flushes its log to the host more than once)."""
     kind = _kind(platform)
     total = trees * bucket_size(max(max_rows, 1))
     per_device = -(-total // n_devices)
@@ -119,7 +119,8 @@ def static_config(cfg: GrowConfig, caps: Caps) -> GrowConfig:
     :func:`pujax.trees.grow._use_hist` would choose them at every level (every possible frontier's histograms fit one
     buffer and are small): the program then holds one path and compiles faster; the forest is the same."""
     cells = cfg.n_slots * cfg.n_bins
-    if cfg.mode == "random" and cfg.two_pass is None and caps.N // 2 <= caps.NH and (caps.N // 2) * cells <= _HIST_ALWAYS:
+    small = caps.N // 2 <= caps.NH and (caps.N // 2) * cells <= _HIST_ALWAYS
+    if cfg.mode == "random" and cfg.two_pass is None and small:
         return cfg._replace(two_pass=False)
     return cfg
 

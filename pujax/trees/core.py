@@ -13,11 +13,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from pujax.devices import resolve_devices
+from pujax.random import host_seed
 from pujax.trees.binning import fit_bins
 from pujax.trees.builder import grow_forest
 from pujax.trees.model import Forest, forest_slice, standardization, standardize
 from pujax.trees.predict import forest_leaves, forest_mean_value
-from pujax.validation import check_pu_labels, host_seed
+from pujax.validation import check_pu_labels
 
 if TYPE_CHECKING:
     from typing import Any
@@ -62,7 +63,7 @@ def forest_fit(key: jax.Array, X: np.ndarray, s: np.ndarray, prior: float | None
     ----------
     key : JAX PRNG key
         All randomness (bin subsample, bootstrap, features and thresholds) derives from one 32-bit seed mixed
-        from it (:func:`pujax.validation.host_seed`).
+        from it (:func:`pujax.random.host_seed`).
     X : (n, d) float array or scipy sparse matrix
         Standardised per feature in float64 before the float32 cast (:func:`~pujax.trees.model.standardization`):
         the forest does not depend on the units or offsets of the features. A sparse ``X`` is scaled without

@@ -23,6 +23,7 @@ from pujax.base import PUClassifierMixin, resolve_prior
 from pujax.devices import resolve_devices, resolve_n_jobs_alias
 from pujax.persistence import register_estimator
 from pujax.progress import progress
+from pujax.random import as_key
 from pujax.risk import NODE_RISK_LOSSES
 from pujax.trees.binning import MAX_BINS
 from pujax.trees.core import (
@@ -34,14 +35,7 @@ from pujax.trees.core import (
     node_weights,
 )
 from pujax.trees.model import check_forest, standardization, standardize
-from pujax.validation import (
-    SPARSE_FORMATS,
-    as_key,
-    check_in,
-    check_int,
-    validate_fit_data,
-    validate_predict_data,
-)
+from pujax.validation import SPARSE_FORMATS, check_in, check_int, validate_fit_data, validate_predict_data
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -32,11 +32,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from pujax._compile import jit
+from pujax.random import hash_uniform
 from pujax.risk import node_risk
 
 __all__ = [
-    "hash_u32",
-    "hash_uniform",
     "node_uid_child",
     "sample_features",
     "prepare_nodes",
@@ -46,31 +45,6 @@ __all__ = [
 ]
 
 _U32 = jnp.uint32
-
-
-def _fmix(h):
-    """murmur3 32-bit finaliser (bijective avalanche mix) on uint32 arrays."""
-    h = h ^ (h >> 16)
-    h = h * _U32(0x85EBCA6B)
-    h = h ^ (h >> 13)
-    h = h * _U32(0xC2B2AE35)
-    h = h ^ (h >> 16)
-    return h
-
-
-def hash_u32(*parts):
-    """Hash broadcastable integer arrays to uint32 (order-sensitive combination of murmur3 finalisers)."""
-    h = _U32(0x9E3779B9)
-    for p in parts:
-        p = jnp.asarray(p).astype(_U32)
-        h = _fmix(h ^ (p + _U32(0x7F4A7C15) + (h << 6) + (h >> 2)))
-    return h
-
-
-def hash_uniform(*parts, dtype=jnp.float32):
-    """Uniform numbers in [0, 1) from :func:`hash_u32` (24 random bits)."""
-    h = hash_u32(*parts)
-    return (h >> 8).astype(dtype) * jnp.asarray(1.0 / (1 << 24), dtype)
 
 
 def node_uid_child(uid, side):
