@@ -63,7 +63,9 @@ format is converted to CSR."""
 SPARSE_ESTIMATORS = ("ElkanNotoClassifier, PUBaggingClassifier, TwoStepClassifier, SAREMClassifier, "
                      "NNPULinearClassifier, CWSVMClassifier, BaggingSVMClassifier, RESVMClassifier, "
                      "PUExtraTreesClassifier, PURandomForestClassifier, PUDecisionTreeClassifier, NaivePUET, "
-                     "SupervisedET, PUBaggingET and estimate_prior")
+                     "SupervisedET, PUBaggingET, NNPUClassifier, PUSBClassifier, PUbNClassifier, DistPUClassifier, "
+                     "PULDAClassifier, CountLossClassifier, PUeClassifier, CVIRClassifier, P3MixClassifier, "
+                     "RobustPUClassifier, HolisticPUClassifier, LBEClassifier and estimate_prior")
 """The pujax estimators that take scipy sparse ``X`` (named in the error a dense-only estimator raises)."""
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)

@@ -91,12 +91,12 @@ def test_sparse_duplicate_groups_equal_the_dense_ones(rng):
 META = {
     "elkan_noto": lambda: pujax.ElkanNotoClassifier(random_state=0, standardize=False),
     "elkan_noto_weighted": lambda: pujax.ElkanNotoClassifier(weighted=True, cv=3, random_state=0, standardize=False),
-    "spy": lambda: pujax.TwoStepClassifier(LogisticRegression(), random_state=0, standardize=False),
+    "spy": lambda: pujax.TwoStepClassifier(LogisticRegression(), negatives="spy", random_state=0, standardize=False),
     "rocchio_iterated": lambda: pujax.TwoStepClassifier(LogisticRegression(), negatives="rocchio", iterate=2,
                                                         standardize=False),
     "bagging_lr": lambda: pujax.PUBaggingClassifier(LogisticRegression(), n_estimators=5, random_state=0,
-                                                     standardize=False),
-    "bagging_tree": lambda: pujax.PUBaggingClassifier(n_estimators=5, random_state=0, standardize=False),
+                                                     standardize=False, prior=0.3),
+    "bagging_tree": lambda: pujax.PUBaggingClassifier(n_estimators=5, random_state=0, standardize=False, prior=0.3),
     "sar_em": lambda: pujax.SAREMClassifier(max_iter=5, propensity_features=[0, 1, 2], standardize=False),
 }
 
@@ -108,7 +108,7 @@ def test_meta_estimators_give_the_dense_copys_predictions(name, fmt):
     if name == "bagging_tree":  # scikit-learn's trees take sparse and dense X; the default base is the tree
         make = lambda: pujax.PUBaggingClassifier(  # noqa: E731
             __import__("sklearn.tree", fromlist=["x"]).DecisionTreeClassifier(), n_estimators=5, random_state=0,
-            standardize=False)
+            standardize=False, prior=0.3)
     else:
         make = META[name]
     sa, sa_dense, sb = _fit_both(make, X, s, fmt)
@@ -121,7 +121,9 @@ def test_standardize_true_scales_sparse_x_without_centring(cls):
     """Scaled sparse X against the centred and scaled dense copy: a logistic model with an intercept absorbs the
     centre, so the accuracy is the same within half a point."""
     X, s, y = _text_like(800)
-    kw = {"n_estimators": 5} if cls is pujax.PUBaggingClassifier else {}
+    # the centre changes Rocchio's cosines and prior="auto"'s estimate: spies, and the prior given
+    kw = {"n_estimators": 5, "prior": 0.3} if cls is pujax.PUBaggingClassifier else \
+        {"negatives": "spy"} if cls is pujax.TwoStepClassifier else {}
     make = lambda: cls(LogisticRegression(max_iter=5000, tol=1e-8), random_state=0, standardize=True, **kw)  # noqa
     a, b = make().fit(X, s), make().fit(X.toarray(), s)
     assert a.mean_ is not None and not a.mean_.any() and b.mean_.any()
@@ -180,6 +182,7 @@ def test_nnpu_linear_gives_the_dense_copys_scores(fmt, kw):
     prior = float(y[s == 0].mean())
     w = np.random.default_rng(1).random(s.size) + 0.5
     Xs, Xd = X.asformat(fmt), X.toarray()
+    kw = {"random_state": 0, **kw}  # the folds of C="auto"
     a = pujax.NNPULinearClassifier(prior=prior, standardize=False, **kw).fit(Xs, s, sample_weight=w)
     b = pujax.NNPULinearClassifier(prior=prior, standardize=False, **kw).fit(Xd, s, sample_weight=w)
     da, db = a.decision_function(Xs), b.decision_function(Xd)
@@ -191,13 +194,14 @@ def test_nnpu_linear_gives_the_dense_copys_scores(fmt, kw):
 
 # ---------------------------------------------------------------------------------------------------- SVMs
 SVMS = {
-    "cwsvm_rbf": lambda std: pujax.CWSVMClassifier(C_pos=4.0, standardize=std),
-    "cwsvm_linear": lambda std: pujax.CWSVMClassifier(C_pos=4.0, kernel="linear", standardize=std),
-    "cwsvm_poly": lambda std: pujax.CWSVMClassifier(C_pos=4.0, kernel="poly", standardize=std),
+    "cwsvm_rbf": lambda std: pujax.CWSVMClassifier(C_pos=4.0, prior=None, standardize=std),
+    "cwsvm_linear": lambda std: pujax.CWSVMClassifier(C_pos=4.0, prior=None, kernel="linear", standardize=std),
+    "cwsvm_poly": lambda std: pujax.CWSVMClassifier(C_pos=4.0, prior=None, kernel="poly", standardize=std),
     "bagging_svm": lambda std: pujax.BaggingSVMClassifier(6, prior=0.3, random_state=0, standardize=std),
     "resvm": lambda std: pujax.RESVMClassifier(6, prior=0.3, random_state=0, standardize=std),
-    "pu_bagging_cwsvm": lambda std: pujax.PUBaggingClassifier(pujax.CWSVMClassifier(C_pos=2.0, standardize=std),
-                                                              n_estimators=4, random_state=0, standardize=False),
+    "pu_bagging_cwsvm": lambda std: pujax.PUBaggingClassifier(
+        pujax.CWSVMClassifier(C_pos=2.0, prior=None, standardize=std), n_estimators=4, random_state=0,
+        standardize=False, prior=0.3),
 }
 
 
