@@ -849,6 +849,7 @@ def test_gpu_stage_dry_run(tmp_path):
     (device time within the warm fit), test accuracy and the scikit-learn time; the XGBoost column is either
     timed or skipped with a note."""
     import os
+    import re
     import subprocess
     import sys
 
@@ -857,7 +858,8 @@ def test_gpu_stage_dry_run(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "benchmarks.trees_gpu", "--dry-run", "--out", str(out)], cwd=repo,
                           capture_output=True, text=True, timeout=900, env={**os.environ, "JAX_PLATFORMS": "cpu"})
     assert proc.returncode == 0, proc.stderr[-3000:]
-    rows = [ln for ln in out.read_text().splitlines() if ln.startswith("| ") and "x" in ln.split("|")[2]]
+    size = re.compile(r"\d\s*x\s*\d")  # a data row's second cell: rows x features
+    rows = [ln for ln in out.read_text().splitlines() if ln.startswith("| ") and size.search(ln.split("|")[2])]
     assert [r.split("|")[1].strip() for r in rows] == ["mnist", "synthetic_1m", "covtype_sample"]
     for row in rows:
         cells = [c.strip() for c in row.split("|")[1:-1]]

@@ -339,6 +339,8 @@ def adapu_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning
     ``vmap`` over ``key`` (or use :func:`adapu_fit_many`) fits several seeds at once.
     ``candidates``: :func:`adapu_candidates` of ``X`` (computed in-jit when ``None``, which is slow on CPU for
     large ``X`` with ``threshold_range="extended"`` or ``n_thresholds="all"`` because it sorts with XLA).
+    ``s`` as a ``jax.Array`` (e.g. sharded rows, or a tracer under ``jit``) is taken as {0, 1} without a read;
+    host labels are checked by :func:`pujax.validation.check_pu_labels`.
     ``sample_weight``: optional non-negative row weights (weighted means in eq. 7; see :func:`adapu_init`).
     ``mesh`` (random thresholds with ``candidates``): ``X``, ``s`` and ``sample_weight`` are sharded by rows over
     the mesh (:func:`pujax.devices.shard_rows`) and ``candidates`` placed by :func:`shard_candidates`; each device
@@ -354,7 +356,8 @@ def adapu_fit(key: jax.Array, X: ArrayLike, s: ArrayLike, prior: float, learning
                          'n_thresholds.')
     if candidates is not None:
         threshold_range = "paper"  # only used to build candidates in-jit; keeps one compilation per shape
-    s = check_pu_labels(s, n_samples=np.shape(X)[0])
+    if not isinstance(s, jax.Array):  # host labels follow the label rule; device labels (sharded, traced) stay put
+        s = check_pu_labels(s, n_samples=np.shape(X)[0])
     if sample_weight is None:  # an explicit array either way: one compilation with or without weights
         sample_weight = np.ones(np.shape(s)[0], jax.dtypes.canonicalize_dtype(np.float64))
     return _fit_jit(key, X, s, prior, learning_rate, normalization == "per_set", candidates, sample_weight,

@@ -1,6 +1,6 @@
 """Synchronous push-relabel minimum cut with integer capacities on an arc list (jit-able, exact).
 
-Network layout (:class:`Arcs`, built by :mod:`pujax.graph.network`): ``N`` node rows, the last one a dummy node that
+Network layout (:class:`pujax.graph.network.Arcs`): ``N`` node rows, the last one a dummy node that
 never holds flow, and ``A`` arcs sorted by tail -- node v owns the arcs ``start[v]:start[v + 1]``; every undirected
 edge is stored as two arcs, ``rev[a]`` is the index of the reverse arc of ``a``; padding arcs join the dummy node to
 itself with capacity 0. Source and sink arcs are per-node arrays: the source arcs are saturated at once (their flow is
@@ -39,6 +39,7 @@ import numpy as np
 from jax import lax
 
 from pujax._compile import jit
+from pujax.graph.network import Arcs, edge_arcs
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -47,17 +48,6 @@ __all__ = ["Arcs", "FlowState", "worklist_tiers", "push_relabel_round", "global_
            "min_cut"]
 
 _SLOT_TIERS = tuple(1024 << i for i in range(12))  # arc slots of the worklists; a list holds at most slots / 4 nodes
-
-
-class Arcs(NamedTuple):
-    """A network in arc-list form (module docstring): int32 ``tail`` (non-decreasing), ``head``, ``rev`` of
-    length A, ``start`` of length N + 1, and the integer capacities ``cap`` (0 on padding arcs)."""
-
-    tail: jax.Array
-    head: jax.Array
-    rev: jax.Array
-    start: jax.Array
-    cap: jax.Array
 
 
 class FlowState(NamedTuple):
@@ -293,7 +283,6 @@ def min_cut(i: ArrayLike, j: ArrayLike, w: ArrayLike, source_cap: ArrayLike, sin
     Returns ``(source_side bool[n], flow_value)``; the flow value is the minimum cut capacity. Capacities must sum to
     less than 2^31 (int32 arithmetic) unless ``jax_enable_x64`` is on.
     """
-    from pujax.graph.network import edge_arcs
 
     cs = np.asarray(source_cap).reshape(-1)
     n = cs.size

@@ -1,6 +1,6 @@
 """Arc-list networks for :mod:`pujax.graph.maxflow`: from a host edge list, or on the device from kNN lists.
 
-Layout (:class:`pujax.graph.maxflow.Arcs`): ``N`` node rows, the last one a dummy node; ``A`` arcs sorted by
+Layout (:class:`Arcs`): ``N`` node rows, the last one a dummy node; ``A`` arcs sorted by
 (tail, head), each undirected edge stored as two arcs with ``rev`` pointing from one to the other; arcs past the
 real ones join the dummy node to itself (capacity 0), so the last arc is always a padding arc.
 
@@ -14,19 +14,29 @@ real ones join the dummy node to itself (capacity 0), so the last arc is always 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from pujax.graph.maxflow import Arcs
-
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["edge_arcs", "merge_edges", "knn_arcs", "fixed_point_scale", "round_up_size"]
+__all__ = ["Arcs", "edge_arcs", "merge_edges", "knn_arcs", "fixed_point_scale", "round_up_size"]
+
+class Arcs(NamedTuple):
+    """A network in arc-list form (the layout of the module docstring): int32 ``tail`` (non-decreasing), ``head``,
+    ``rev`` of length A, ``start`` of length N + 1, and the integer capacities ``cap`` (0 on padding arcs)."""
+
+    tail: jax.Array
+    head: jax.Array
+    rev: jax.Array
+    start: jax.Array
+    cap: jax.Array
+
+
 
 MIN_SCALE = 2**10
 MAX_SCALE = 2**24

@@ -54,8 +54,8 @@ from jax.sharding import PartitionSpec
 
 from pujax._compile import jit
 from pujax.devices import AXIS, device_mesh, padded_size, resolve_devices
-from pujax.graph.maxflow import Arcs, FlowState, cold_state, discharge
-from pujax.graph.network import MAX_SCALE, MIN_SCALE, edge_arcs, merge_edges, round_up_size
+from pujax.graph.maxflow import FlowState, cold_state, discharge
+from pujax.graph.network import MAX_SCALE, MIN_SCALE, Arcs, edge_arcs, merge_edges, round_up_size
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

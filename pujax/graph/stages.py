@@ -28,8 +28,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from pujax._compile import jit
-from pujax.graph.maxflow import Arcs
-from pujax.graph.network import fixed_point_scale, knn_arcs
+from pujax.graph.network import Arcs, fixed_point_scale, knn_arcs
 from pujax.graph.parametric import bisect_lanes, sweep_counts
 
 __all__ = ["hnc_stages"]

@@ -55,7 +55,8 @@ class DeepPUBase(_NeuralPUBase):
         Class prior of the unlabeled rows (``"auto"``: :func:`pujax.prior.estimate_prior`); methods that need none
         ignore it. A sparse ``X`` needs a float.
     ``standardize`` (bool)
-        Centre and scale every feature (float64 statistics of the training rows).
+        Centre and scale every feature (float64 statistics of the training rows); a scipy sparse ``X`` is scaled
+        without centring (its zeros stay zeros, as everywhere in pujax: ``docs/sparse.md``).
     ``validation_fraction`` (float in [0, 1) or None)
         Share of labeled and of unlabeled rows held out for model selection; 0 or None: train on every row and keep
         the last epoch.

@@ -75,7 +75,8 @@ class NNPUClassifier(_NeuralPUBase):
     standardize : bool, default=True
         Centre and scale every feature inside ``fit`` (mean and standard deviation of the training rows, computed in
         float64; constant features get scale 1) before the float32 network, so that predictions do not depend on the
-        units or offsets of the features. ``False`` feeds ``X`` as given (e.g. pixels / 255 as in Kiryo et al.).
+        units or offsets of the features; a scipy sparse ``X`` is scaled without centring. ``False`` feeds ``X`` as
+        given (e.g. pixels / 255 as in Kiryo et al.).
     validation_fraction : float in [0, 1) or None, default=0.1
         Model selection (:mod:`pujax.neural.selection`): this share of the labeled positives and of the unlabeled
         rows is held out (stratified, seeded by ``random_state``; at least 2 labeled rows are needed), the models
