@@ -139,6 +139,11 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         Where the kNN row blocks and the lambda lanes of the parametric cuts run
         (:func:`pujax.devices.resolve_devices`); the partitions do not depend on it.
 
+    pos_label : int, float, bool, str or None, default=None
+        The value of ``y`` that marks the labeled positives (e.g. ``1`` for labels 1 = labeled / 2 = unlabeled, or
+        ``"positive"``); ``None`` reads ``y`` as bool, {0, 1} or {-1, 1} with ``True`` / 1 labeled and refuses other
+        values (:func:`pujax.validation.read_pu_labels`). ``classes_`` is ``[unlabeled value, labeled value]``.
+
     Attributes
     ----------
     model_ : :class:`pujax.graph.core.HNCModel`
@@ -190,7 +195,8 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
 
     def __init__(self, prior="auto", *, n_neighbors="auto", sigma="auto", feature_weights="puet", lambdas=None,
                  ln_size="paper", k_tolerance=0.02, standardize=True, normalize_distance=True, n_lanes=1,
-                 weights_max_samples="auto", random_state=None, verbose=False, cut_method="bisect", devices=None):
+                 weights_max_samples="auto", random_state=None, verbose=False, cut_method="bisect", devices=None,
+                 pos_label=None):
         self.prior = prior
         self.n_neighbors = n_neighbors
         self.sigma = sigma
@@ -206,6 +212,7 @@ class TwoHNC(PUClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.devices = devices
+        self.pos_label = pos_label
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
