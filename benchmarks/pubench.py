@@ -3,7 +3,8 @@ methods: case-control SCAR data with c = 0.1, model selection by proxy accuracy 
 
 Run ``python -m benchmarks.pubench`` (writes ``benchmarks/results/pubench.md`` and ``.json``); ``--sets``,
 ``--methods``, ``--seeds``, ``--c`` (a label frequency or a comma-separated sweep), ``--quick`` (few epochs: a smoke
-run), ``--timing`` (also time one seed against ten, warm programs, per method), ``--out``.
+run), ``--timing`` (also time one seed against ten, warm programs, per method), ``--out``. The report and its json
+are rewritten after every method; a rerun with the same ``--out`` skips the (set, c, method) runs the json holds.
 
 Protocol (PU-Bench's ``datasets_typical`` configuration, adapted where stated):
 
@@ -215,7 +216,17 @@ def main(argv=None):
                    help="train on this many random training rows and test on a quarter as many (CPU evidence runs)")
     p.add_argument("--out", default=str(RESULTS / "pubench.md"))
     args = p.parse_args(argv)
+    out = pathlib.Path(args.out)
     results, timings = [], []
+    if out.with_suffix(".json").exists():  # resume: runs already in the json are kept, not redone
+        kept = json.loads(out.with_suffix(".json").read_text())
+        results, timings = kept["results"], kept["timings"]
+    done = {(r["set"], r["c"], r["method"]) for r in results}
+
+    def save():
+        out.write_text(report(results, args, timings))
+        out.with_suffix(".json").write_text(json.dumps({"results": results, "timings": timings}, indent=1))
+
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for set_name in args.sets.split(","):
         Xtr, ytr, Xte, yte = load_set(set_name)
@@ -229,6 +240,8 @@ def main(argv=None):
             Xpu, s, prior = pu_data(Xtr, ytr, c)
             data = (Xpu, s, float(prior), Xte, yte)
             for name in methods:
+                if (set_name, c, name) in done:
+                    continue
                 per_seed, sec = run_method(name, data, args.seeds, args.quick, model)
                 results.append({"set": set_name, "c": c, "method": name, "per_seed": per_seed.tolist(),
                                 "seconds_per_seed": sec})
@@ -238,11 +251,9 @@ def main(argv=None):
                     t = time_seeds(name, data, args.seeds, args.quick, model)
                     timings.append({"set": set_name, "method": name, "one": t[1], "many": t[args.seeds]})
                     print(f"  timing 1 seed {t[1]:.2f} s, {args.seeds} seeds {t[args.seeds]:.2f} s", flush=True)
-    text = report(results, args, timings)
-    out = pathlib.Path(args.out)
-    out.write_text(text)
-    out.with_suffix(".json").write_text(json.dumps({"results": results, "timings": timings}, indent=1))
-    print(text)
+                save()  # after every method: a run cut short keeps what it measured
+    save()
+    print(out.read_text())
 
 
 if __name__ == "__main__":
