@@ -29,6 +29,30 @@ def rng():
     return np.random.default_rng(0)
 
 
+_MAPS_LIMIT = 30_000
+"""Memory mappings of a test process above which JAX's caches are cleared after a test. Each XLA:CPU executable
+maps its code in a few regions (3-4 for a small program, more for large ones) until it is freed, and Linux refuses
+mappings beyond ``vm.max_map_count`` (65,530 by default): a worker that compiles the suite's thousands of programs
+would then die in XLA (SIGABRT / SIGSEGV or "Failed to materialize symbols" while compiling)."""
+
+
+@pytest.fixture(autouse=True)
+def _bounded_executables():
+    yield
+    try:
+        with open("/proc/self/maps") as f:
+            n = sum(1 for _ in f)
+    except OSError:  # pragma: no cover - not Linux
+        return
+    if n > _MAPS_LIMIT:
+        import gc
+
+        import jax
+
+        jax.clear_caches()
+        gc.collect()
+
+
 # The longest tests (each a minute or more on 2 cores) start first, so that with pytest-xdist's two workers none of
 # them is left running alone at the end of the suite.
 LONG_FIRST = (

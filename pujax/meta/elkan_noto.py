@@ -213,7 +213,7 @@ class ElkanNotoClassifier(PositiveProbaMixin, StandardizedInputMixin, PUClassifi
             c = estimate_label_frequency(positive_proba(g, X[hold]), s[hold], self.c_estimator,
                                          None if w is None else w[hold])
         else:
-            scores = self._out_of_fold_scores(base, X, s, w, sklearn_seed(key))
+            scores = self._out_of_fold_scores(base, X, s, w, sklearn_seed(key, 1))
             c = estimate_label_frequency(scores, s, self.c_estimator, w)
             g = fit_base(base, X, s, w)
         n_l = float(np.sum(s == 1) if w is None else np.sum(w[s == 1]))
