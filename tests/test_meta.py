@@ -27,7 +27,8 @@ def _seen(X):
 
 
 # ------------------------------------------------------------------------------------------------ Elkan & Noto
-@pytest.mark.parametrize("name,rows,tol", [("breast_cancer", None, 0.05), ("mushroom", 3000, 0.05), ("vote", None, 0.07)])
+@pytest.mark.parametrize("name,rows,tol", [("breast_cancer", None, 0.05), ("mushroom", 3000, 0.05),
+                                           ("vote", None, 0.07)])
 def test_elkan_noto_label_frequency_on_real_sets(name, rows, tol, data_dir):
     """c_ within 0.05 of the true label frequency on SCAR (censoring) splits, averaged over three splits; on vote
     (435 rows, 87 in the hold-out) e1 under-estimates c by about 0.06 (0.447 against 0.506 over six splits)."""
