@@ -45,7 +45,18 @@ def _check_valid(est, X):
         assert np.all(np.isfinite(np.asarray(est.transform(X), dtype=float)))
 
 
-@pytest.mark.parametrize("cls", public_estimator_classes(), ids=lambda c: c.__name__)
+def _fuzzed_classes():
+    """Every public estimator; of the deep methods, which share DeepPUBase's validation and prediction, two run by
+    default and the others with ``-m slow`` (each costs its compilations: about 25 s of a 2-core CI machine)."""
+    from pujax.neural import DeepPUBase
+
+    default_deep = ("PUSBClassifier", "LBEClassifier")
+    return [pytest.param(c, id=c.__name__, marks=[pytest.mark.slow]
+                         if issubclass(c, DeepPUBase) and c.__name__ not in default_deep else [])
+            for c in public_estimator_classes()]
+
+
+@pytest.mark.parametrize("cls", _fuzzed_classes())
 def test_clear_error_or_valid_prediction(cls):
     @FUZZ
     @given(pu_problems())
