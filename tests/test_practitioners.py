@@ -289,10 +289,8 @@ def _share_classes():
     for cls in public_estimator_classes():
         if cls.__name__ in SUPERVISED_BASELINES or not hasattr(cls, "predict"):
             continue
-        # the deep methods' shares (measured: the reason) are not re-measured in every run: their fits cost minutes
-        deep = cls.__name__ not in ("TwoHNC", "VPUClassifier")
-        marks = [pytest.mark.xfail(strict=not deep, run=not deep, reason=SHARE_XFAIL[cls.__name__])] \
-            if cls.__name__ in SHARE_XFAIL else []
+        # the known failures (measured: the reason) are not re-run in every suite: their fits cost minutes
+        marks = [pytest.mark.xfail(run=False, reason=SHARE_XFAIL[cls.__name__])] if cls.__name__ in SHARE_XFAIL else []
         out.append(pytest.param(cls, id=cls.__name__, marks=marks))
     return out
 

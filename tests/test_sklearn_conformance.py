@@ -51,7 +51,7 @@ def test_expected_failures_are_few_and_explained():
 DEEP = ("PUSBClassifier", "PUbNClassifier", "DistPUClassifier", "PULDAClassifier", "CountLossClassifier",
         "PUeClassifier", "CVIRClassifier", "P3MixClassifier", "RobustPUClassifier", "HolisticPUClassifier",
         "LBEClassifier")
-CORE_ONLY = ("VPUClassifier", "NNPUClassifier") + DEEP
+CORE_ONLY = ("VPUClassifier", "NNPUClassifier", "TwoHNC") + DEEP  # every check of these: -m slow (10-18 s each)
 DEEP_CORE_CHECKS = ("check_fit_score_takes_y", "check_classifiers_train", "check_estimators_pickle")
 CORE_CHECKS = (
     "check_estimators_dtypes", "check_fit_score_takes_y", "check_estimators_fit_returns_self", "check_fit2d_1sample",
