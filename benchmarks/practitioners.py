@@ -29,24 +29,11 @@ SKIP = ("NaivePUET", "SupervisedET", "DecisionStumpClassifier", "FSCPU")
 
 
 def sets():
-    from sklearn.datasets import load_breast_cancer
-    from sklearn.model_selection import train_test_split
+    """The sets of the positive-share test (``tests/test_practitioners.py``): breast cancer with 10 and 50 labeled
+    positives and the easy case-control set."""
+    from test_practitioners import _share_sets
 
-    from pujax.data import make_case_control
-
-    X, y = load_breast_cancer(return_X_y=True)
-    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0)
-    out = []
-    for n in (10, 50):
-        X_pu, s, prior = make_case_control(0, Xtr, ytr, n)
-        out.append((f"breast cancer P={n}", X_pu, s, prior, Xte, yte))
-    r = np.random.default_rng(0)
-    yu = (r.random(500) < 0.3).astype(int)
-    X_pu = np.vstack([r.normal(size=(40, 4)) + 2.5, r.normal(size=(500, 4)) + 2.5 * yu[:, None]])
-    s = np.r_[np.ones(40, int), np.zeros(500, int)]
-    yt = (r.random(2000) < 0.3).astype(int)
-    out.append(("easy", X_pu, s, 0.3, r.normal(size=(2000, 4)) + 2.5 * yt[:, None], yt))
-    return out
+    return _share_sets()
 
 
 def main(argv=None):
